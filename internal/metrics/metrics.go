@@ -1,0 +1,267 @@
+// Package metrics records latencies and counts per operation kind.
+//
+// Each worker owns a Recorder: recording touches only that worker's memory,
+// takes no lock and allocates nothing after the first value of each kind.
+// Recorders are merged into a Summary when the run ends.
+package metrics
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds: nanoseconds from 1 ns to 10 minutes, 3 significant
+// figures (0.1% resolution at any scale).
+const (
+	lowest  = 1
+	highest = int64(10 * time.Minute)
+	sigfigs = 3
+)
+
+// NewHistogram returns an empty latency histogram in nanoseconds.
+func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
+
+// Error kinds counted per op kind.
+var ErrorKinds = []string{"busy", "locked", "constraint", "interrupted", "other"}
+
+// ErrKind indexes ErrorKinds.
+func ErrKind(name string) int {
+	for i, k := range ErrorKinds {
+		if k == name {
+			return i
+		}
+	}
+	return len(ErrorKinds) - 1
+}
+
+// Ops names the op kinds of a workload; a kind is referred to by its index.
+type Ops []string
+
+type opRec struct {
+	service  *hdr.Histogram
+	response *hdr.Histogram // open loop only
+	count    int64
+	errs     [5]int64
+	retries  int64
+	late     int64 // operations that started behind schedule
+}
+
+// Recorder collects one worker's observations. It is not safe for
+// concurrent use: give every worker its own.
+type Recorder struct {
+	ops  Ops
+	recs []opRec
+}
+
+// NewRecorder returns a recorder for ops.
+func NewRecorder(ops Ops) *Recorder {
+	return &Recorder{ops: ops, recs: make([]opRec, len(ops))}
+}
+
+func (r *Recorder) rec(op int) *opRec {
+	o := &r.recs[op]
+	if o.service == nil {
+		o.service = NewHistogram()
+	}
+	return o
+}
+
+// Observe records one successful operation of kind op that took d.
+func (r *Recorder) Observe(op int, d time.Duration) {
+	o := r.rec(op)
+	o.count++
+	v := int64(d)
+	if v < lowest {
+		v = lowest
+	} else if v > highest {
+		v = highest
+	}
+	o.service.RecordValue(v) //nolint:errcheck // clamped into range above
+}
+
+// ObserveN records n operations (e.g. rows of a multi-row statement) that
+// together took d, as one latency sample and n in the count.
+func (r *Recorder) ObserveN(op int, n int64, d time.Duration) {
+	r.Observe(op, d)
+	r.recs[op].count += n - 1
+}
+
+// ObserveScheduled records an open-loop operation: service time from the
+// actual start, response time from the scheduled start.
+func (r *Recorder) ObserveScheduled(op int, service, response time.Duration, late bool) {
+	r.Observe(op, service)
+	o := &r.recs[op]
+	if o.response == nil {
+		o.response = NewHistogram()
+	}
+	v := int64(response)
+	if v < lowest {
+		v = lowest
+	} else if v > highest {
+		v = highest
+	}
+	o.response.RecordValue(v) //nolint:errcheck
+	if late {
+		o.late++
+	}
+}
+
+// Error counts a failed operation of kind op.
+func (r *Recorder) Error(op int, kind string) { r.recs[op].errs[ErrKind(kind)]++ }
+
+// Retry counts a retried operation of kind op.
+func (r *Recorder) Retry(op int) { r.recs[op].retries++ }
+
+// Count returns how many successful operations of kind op were recorded.
+func (r *Recorder) Count(op int) int64 { return r.recs[op].count }
+
+// Percentiles reported everywhere, in this order.
+var Percentiles = []float64{50, 75, 90, 95, 99, 99.9, 99.99}
+
+// PercentileKey names a percentile in JSON ("p50", "p99", "p999", "p9999").
+func PercentileKey(p float64) string {
+	switch p {
+	case 99.9:
+		return "p999"
+	case 99.99:
+		return "p9999"
+	}
+	return "p" + trimFloat(p)
+}
+
+func trimFloat(f float64) string {
+	if f == math.Trunc(f) {
+		return itoa(int64(f))
+	}
+	return itoa(int64(f*10)) // not used for the fixed list beyond 99.9
+}
+
+func itoa(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// Op is the merged result for one op kind.
+type Op struct {
+	Name     string
+	Count    int64
+	Errors   map[string]int64
+	Retries  int64
+	Late     int64
+	Service  *hdr.Histogram
+	Response *hdr.Histogram // nil for closed-loop runs
+}
+
+// Merge combines recorders into one Op per kind, in the order of ops. Kinds
+// that saw no operation and no error are left out.
+func Merge(ops Ops, recs []*Recorder) []Op {
+	out := make([]Op, 0, len(ops))
+	for i, name := range ops {
+		op := Op{Name: name, Errors: map[string]int64{}, Service: NewHistogram()}
+		seen := false
+		for _, r := range recs {
+			o := &r.recs[i]
+			op.Count += o.count
+			op.Retries += o.retries
+			op.Late += o.late
+			for k, n := range o.errs {
+				if n > 0 {
+					op.Errors[ErrorKinds[k]] += n
+					seen = true
+				}
+			}
+			if o.service != nil {
+				seen = true
+				op.Service.Merge(o.service)
+			}
+			if o.response != nil {
+				if op.Response == nil {
+					op.Response = NewHistogram()
+				}
+				op.Response.Merge(o.response)
+			}
+		}
+		if seen || op.Count > 0 {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// Dist summarises a histogram in microseconds.
+type Dist struct {
+	Count int64              `json:"count"`
+	Min   float64            `json:"min"`
+	Mean  float64            `json:"mean"`
+	Max   float64            `json:"max"`
+	P     map[string]float64 `json:"-"`
+}
+
+// Summarise returns the distribution of h in microseconds.
+func Summarise(h *hdr.Histogram) Dist {
+	d := Dist{P: map[string]float64{}}
+	if h == nil || h.TotalCount() == 0 {
+		return d
+	}
+	us := func(v int64) float64 { return round3(float64(v) / 1e3) }
+	d.Count = h.TotalCount()
+	d.Min = us(h.Min())
+	d.Max = us(h.Max())
+	d.Mean = round3(h.Mean() / 1e3)
+	for _, p := range Percentiles {
+		d.P[PercentileKey(p)] = us(h.ValueAtQuantile(p))
+	}
+	return d
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// SortedErrorKinds returns the keys of m in a stable order.
+func SortedErrorKinds(m map[string]int64) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// EncodeHist encodes h in HdrHistogram's V2 compressed, base64 form.
+func EncodeHist(h *hdr.Histogram) string {
+	if h == nil || h.TotalCount() == 0 {
+		return ""
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// DecodeHist decodes a histogram written by EncodeHist.
+func DecodeHist(s string) (*hdr.Histogram, error) {
+	if s == "" {
+		return NewHistogram(), nil
+	}
+	return hdr.Decode([]byte(s))
+}

@@ -1,0 +1,275 @@
+// Package runner executes one run: it opens the target with the settings,
+// sets up the workload (not measured), measures the workload, prints
+// progress, and turns the recorders into a result.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/results"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+// Spec is one planned run.
+type Spec struct {
+	RunID, SweepID string
+	Workload       workload.Workload
+	Target         target.Target
+	Settings       settings.Settings
+	// DBPath is the bench database; empty means a new file in Dir.
+	DBPath string
+	Dir    string
+	// Keep leaves the bench database on disk after the run.
+	Keep bool
+	// Label names the run in progress lines.
+	Label   string
+	Command string
+	// Progress receives progress lines; nil for none.
+	Progress io.Writer
+	Interval time.Duration
+	TTY      bool
+}
+
+// Reuser is implemented by workloads that read data they can reuse from a
+// kept database instead of starting from an empty file.
+type Reuser interface{ ReusesData() bool }
+
+// Options renders the target options of settings for the file at path.
+func Options(s settings.Settings, path string) target.Options {
+	return target.Options{
+		Path:        path,
+		Memory:      s.Bool("memory"),
+		SharedCache: s.Bool("shared-cache"),
+		Pragmas:     s.Pragmas(),
+		MaxOpen:     s.Int("pool"),
+		ConnPerOp:   s.Bool("conn-per-op"),
+		TxImmediate: s.Get("tx") == "immediate",
+	}
+}
+
+// Run executes spec. It always returns a result; its Status says how the
+// run ended, and Error why it failed.
+func Run(ctx context.Context, sp Spec) *results.Result {
+	r := &results.Result{
+		RunID: sp.RunID, SweepID: sp.SweepID,
+		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
+		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
+		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
+	}
+	r.SQLite, _ = sp.Target.SQLiteVersion()
+	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
+	fail := func(err error) *results.Result {
+		if errors.Is(err, context.Canceled) {
+			r.Status = results.StatusInterrupted
+		} else {
+			r.Status = results.StatusFailed
+			r.Error = err.Error()
+		}
+		return r
+	}
+
+	path := sp.DBPath
+	temp := path == ""
+	if temp {
+		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
+	}
+	if sp.Settings.Bool("memory") {
+		path = "litebench-" + sp.RunID
+	} else {
+		_, reuse := sp.Workload.(Reuser)
+		if !reuse {
+			if err := RemoveDB(path); err != nil {
+				return fail(err)
+			}
+		}
+		if temp && !sp.Keep {
+			defer RemoveDB(path)
+		}
+	}
+
+	db, err := sp.Target.Open(ctx, Options(sp.Settings, path))
+	if err != nil {
+		return fail(fmt.Errorf("open %s with %s: %w", path, sp.Target.Name(), err))
+	}
+	defer db.Close()
+	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
+	if !sp.Settings.Bool("memory") {
+		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
+			return fail(fmt.Errorf("mark %s: %w", path, err))
+		}
+	}
+	r.Env.CompileOptions = compileOptions(ctx, db)
+	if want, got := sp.Settings.Journal(), journalMode(ctx, db); want != "" && got != want && !sp.Settings.Bool("memory") {
+		r.Notes = append(r.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
+	}
+
+	if err := sp.Workload.Setup(ctx, env); err != nil {
+		return fail(fmt.Errorf("setup: %w", err))
+	}
+	env.Done.Store(0)
+
+	stop := startProgress(sp, env)
+	start := time.Now()
+	runErr := sp.Workload.Run(ctx, env)
+	end := env.End
+	if end.IsZero() {
+		end = time.Now()
+	}
+	stop()
+
+	r.Elapsed = end.Sub(start).Seconds()
+	r.Rows = env.Done.Load()
+	if r.Elapsed > 0 {
+		r.RowsPerSecond = float64(r.Rows) / r.Elapsed
+	}
+	r.Ops = ToOps(metrics.Merge(sp.Workload.Ops(), env.Recorders))
+	r.Extra = map[string]float64{}
+	for k, v := range env.Extra {
+		r.Extra[k] = v
+	}
+	if !sp.Settings.Bool("memory") {
+		for suffix, key := range map[string]string{"": "db_bytes", "-wal": "wal_bytes"} {
+			if st, err := os.Stat(path + suffix); err == nil {
+				r.Extra[key] = float64(st.Size())
+			}
+		}
+	}
+	r.Notes = append(r.Notes, env.Notes...)
+	if n := db.OpenedConns(); n > 0 {
+		r.Extra["connections_opened"] = float64(n)
+	}
+	if len(r.Extra) == 0 {
+		r.Extra = nil
+	}
+	if runErr != nil {
+		return fail(runErr)
+	}
+	if ctx.Err() != nil {
+		return fail(ctx.Err())
+	}
+	return r
+}
+
+// RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
+// if litebench created it.
+func RemoveDB(path string) error {
+	if err := results.CheckOwned(path, results.BenchAppID); err != nil {
+		return fmt.Errorf("refusing to replace %w", err)
+	}
+	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
+		if err := os.Remove(path + suf); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ToOps converts merged metrics into result ops.
+func ToOps(ms []metrics.Op) []results.Op {
+	out := make([]results.Op, 0, len(ms))
+	for _, m := range ms {
+		o := results.Op{Name: m.Name, Count: m.Count, Retries: m.Retries, Late: m.Late,
+			Service: latency(metrics.Summarise(m.Service)), Hist: metrics.EncodeHist(m.Service)}
+		if len(m.Errors) > 0 {
+			o.Errors = m.Errors
+		}
+		if m.Response != nil {
+			o.Response = latency(metrics.Summarise(m.Response))
+			o.RespHist = metrics.EncodeHist(m.Response)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func latency(d metrics.Dist) results.Latency {
+	l := results.Latency{"count": float64(d.Count), "min": d.Min, "mean": d.Mean, "max": d.Max}
+	for k, v := range d.P {
+		l[k] = v
+	}
+	return l
+}
+
+func compileOptions(ctx context.Context, db target.DB) []string {
+	var opts []string
+	var s string
+	db.Query(ctx, "PRAGMA compile_options", nil, func(r target.Row) error {
+		if err := r.Scan(&s); err != nil {
+			return err
+		}
+		opts = append(opts, s)
+		return nil
+	})
+	return opts
+}
+
+func journalMode(ctx context.Context, db target.DB) string {
+	var s string
+	db.Query(ctx, "PRAGMA journal_mode", nil, func(r target.Row) error { return r.Scan(&s) })
+	return strings.ToLower(s)
+}
+
+func startProgress(sp Spec, env *workload.Env) (stop func()) {
+	if sp.Progress == nil || sp.Interval <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	start := time.Now()
+	total := sp.Workload.Total()
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(sp.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				if sp.TTY {
+					fmt.Fprint(sp.Progress, "\r\033[K")
+				}
+				return
+			case <-t.C:
+				line := ProgressLine(sp.Label, env.Done.Load(), total, time.Since(start))
+				if sp.TTY {
+					fmt.Fprint(sp.Progress, "\r\033[K"+line)
+				} else {
+					fmt.Fprintln(sp.Progress, line)
+				}
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// ProgressLine formats a progress line in the spirit of seed 000:
+// "label  845999/10000000 (8.46%) in 2s, avg 2.364µs/row, 422983 rows/s".
+func ProgressLine(label string, done, total int64, el time.Duration) string {
+	var b strings.Builder
+	if label != "" {
+		b.WriteString(label)
+		b.WriteString("  ")
+	}
+	if total > 0 {
+		fmt.Fprintf(&b, "%d/%d (%6.2f%%)", done, total, 100*float64(done)/float64(total))
+	} else {
+		fmt.Fprintf(&b, "%d", done)
+	}
+	fmt.Fprintf(&b, " in %s", el.Round(10*time.Millisecond))
+	if done > 0 {
+		per := el / time.Duration(done)
+		fmt.Fprintf(&b, ", avg %s/row, %.0f rows/s", per, float64(done)/el.Seconds())
+	}
+	return b.String()
+}

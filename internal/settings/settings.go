@@ -1,0 +1,330 @@
+// Package settings holds everything tunable on the SQLite side and the
+// application side of a run, parses it from flags and seed-style DSNs, and
+// expands comma lists into a sweep matrix.
+//
+// A Settings value is a flat, ordered set of key=value strings. Keeping the
+// values as canonical strings (validated on the way in) makes every setting a
+// pivot axis for reports and a stable key in the results store, while the
+// typed accessors below give the runner what it needs.
+package settings
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Spec describes one setting: its key (also its flag name), its default and
+// how to canonicalise a user-supplied value.
+type Spec struct {
+	Key     string
+	Default string
+	Help    string
+	// Canon returns the canonical form of v or an error naming the fix.
+	Canon func(v string) (string, error)
+}
+
+// Specs lists every setting in display order.
+var Specs = []Spec{
+	{"journal", "default", "journal_mode: default (the driver's), delete, truncate, persist, memory, wal, off", oneOf("default", "delete", "truncate", "persist", "memory", "wal", "off")},
+	{"sync", "default", "synchronous: default, off, normal, full, extra (or 0-3)", syncCanon},
+	{"busy-timeout", "5000", "busy_timeout in milliseconds (0 = fail at once on SQLITE_BUSY)", intRange(0, 1<<31-1)},
+	{"cache-size", "default", "cache_size: pages if positive, KiB if negative", optInt(-1<<40, 1<<40)},
+	{"mmap-size", "default", "mmap_size in bytes", optInt(0, 1<<50)},
+	{"temp-store", "default", "temp_store: default, file, memory", oneOf("default", "file", "memory")},
+	{"locking-mode", "default", "locking_mode: default, normal, exclusive", oneOf("default", "normal", "exclusive")},
+	{"page-size", "default", "page_size in bytes, a power of two from 512 to 65536", pageSizeCanon},
+	{"shared-cache", "false", "open with cache=shared", boolCanon},
+	{"memory", "false", "in-memory database (mode=memory) instead of a file", boolCanon},
+	{"pool", "0", "max open connections (0 = unlimited)", intRange(0, 1<<20)},
+	{"conn-per-op", "false", "open a new connection for every operation", boolCanon},
+	{"prepared", "true", "reuse prepared statements (false = prepare every statement ad hoc)", boolCanon},
+	{"batch", "1000", "rows per transaction (1 = autocommit, one row per transaction)", intRange(1, 1<<30)},
+	{"rows-per-stmt", "1", "rows per INSERT statement (multi-row VALUES)", intRange(1, 1<<20)},
+	{"tx", "deferred", "transaction begin mode: deferred, immediate", oneOf("deferred", "immediate")},
+	{"busy-retry", "none", "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", busyRetryCanon},
+}
+
+var specByKey = func() map[string]*Spec {
+	m := make(map[string]*Spec, len(Specs))
+	for i := range Specs {
+		m[Specs[i].Key] = &Specs[i]
+	}
+	return m
+}()
+
+// Lookup returns the spec for key, or nil.
+func Lookup(key string) *Spec { return specByKey[key] }
+
+// Settings is one fully specified point of the matrix.
+type Settings struct {
+	v map[string]string
+}
+
+// Default returns settings with every default applied.
+func Default() Settings {
+	s := Settings{v: make(map[string]string, len(Specs))}
+	for _, sp := range Specs {
+		s.v[sp.Key] = sp.Default
+	}
+	return s
+}
+
+// Get returns the canonical value of key.
+func (s Settings) Get(key string) string { return s.v[key] }
+
+// Set validates and stores value under key.
+func (s Settings) Set(key, value string) error {
+	sp := specByKey[key]
+	if sp == nil {
+		return fmt.Errorf("unknown setting %q (see 'litebench help settings')", key)
+	}
+	c, err := sp.Canon(strings.TrimSpace(value))
+	if err != nil {
+		return fmt.Errorf("--%s %q: %v", key, value, err)
+	}
+	s.v[key] = c
+	return nil
+}
+
+// Clone returns an independent copy.
+func (s Settings) Clone() Settings {
+	c := Settings{v: make(map[string]string, len(s.v))}
+	for k, v := range s.v {
+		c.v[k] = v
+	}
+	return c
+}
+
+// Map returns a copy of every setting as key → canonical value.
+func (s Settings) Map() map[string]string {
+	m := make(map[string]string, len(s.v))
+	for k, v := range s.v {
+		m[k] = v
+	}
+	return m
+}
+
+// FromMap rebuilds settings from a stored map; unknown keys are kept so that
+// results written by newer versions still load.
+func FromMap(m map[string]string) Settings {
+	s := Default()
+	for k, v := range m {
+		s.v[k] = v
+	}
+	return s
+}
+
+// Keys returns the setting keys in display order, followed by any extra keys.
+func (s Settings) Keys() []string {
+	keys := make([]string, 0, len(s.v))
+	seen := map[string]bool{}
+	for _, sp := range Specs {
+		keys = append(keys, sp.Key)
+		seen[sp.Key] = true
+	}
+	var extra []string
+	for k := range s.v {
+		if !seen[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	return append(keys, extra...)
+}
+
+// Typed accessors.
+
+func (s Settings) Int(key string) int {
+	n, _ := strconv.Atoi(s.v[key])
+	return n
+}
+
+func (s Settings) Bool(key string) bool { return s.v[key] == "true" }
+
+// Journal returns the journal mode, "" for the driver default.
+func (s Settings) Journal() string { return orEmpty(s.v["journal"]) }
+
+// BusyRetries returns how many times a busy operation is retried; -1 means
+// until it succeeds or the run ends.
+func (s Settings) BusyRetries() int {
+	switch v := s.v["busy-retry"]; v {
+	case "none":
+		return 0
+	case "until":
+		return -1
+	default:
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+}
+
+func orEmpty(v string) string {
+	if v == "default" {
+		return ""
+	}
+	return v
+}
+
+// Pragmas returns the statements to run on every new connection, in an order
+// that works on a fresh file (page_size before the journal mode is set).
+func (s Settings) Pragmas() []string {
+	var p []string
+	add := func(name, v string) {
+		if v = orEmpty(v); v != "" {
+			p = append(p, "PRAGMA "+name+" = "+v)
+		}
+	}
+	add("page_size", s.v["page-size"])
+	p = append(p, "PRAGMA busy_timeout = "+s.v["busy-timeout"])
+	add("locking_mode", s.v["locking-mode"])
+	add("journal_mode", s.v["journal"])
+	add("synchronous", s.v["sync"])
+	add("cache_size", s.v["cache-size"])
+	add("mmap_size", s.v["mmap-size"])
+	add("temp_store", s.v["temp-store"])
+	return p
+}
+
+// String renders the settings that differ from the defaults, for labels.
+func (s Settings) String() string {
+	var parts []string
+	for _, sp := range Specs {
+		if v := s.v[sp.Key]; v != sp.Default {
+			parts = append(parts, sp.Key+"="+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, " ")
+}
+
+// Validate checks combinations that no single value can reject.
+func (s Settings) Validate() error {
+	if s.Bool("memory") && s.Journal() == "wal" {
+		return fmt.Errorf("--journal wal needs a file: an in-memory database (--memory / mode=memory) cannot use WAL; drop one of them")
+	}
+	return nil
+}
+
+// Canonicalisers.
+
+func oneOf(vals ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		l := strings.ToLower(v)
+		for _, x := range vals {
+			if l == x {
+				return x, nil
+			}
+		}
+		return "", fmt.Errorf("want one of %s", strings.Join(vals, ", "))
+	}
+}
+
+func syncCanon(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "0", "off":
+		return "off", nil
+	case "1", "normal":
+		return "normal", nil
+	case "2", "full":
+		return "full", nil
+	case "3", "extra":
+		return "extra", nil
+	case "default":
+		return "default", nil
+	}
+	return "", fmt.Errorf("want default, off, normal, full or extra (or 0-3)")
+}
+
+func boolCanon(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on", "y":
+		return "true", nil
+	case "0", "false", "no", "off", "n":
+		return "false", nil
+	}
+	return "", fmt.Errorf("want true or false")
+}
+
+func intRange(lo, hi int64) func(string) (string, error) {
+	return func(v string) (string, error) {
+		n, err := parseSize(v)
+		if err != nil {
+			return "", err
+		}
+		if n < lo || n > hi {
+			if lo == 1 {
+				return "", fmt.Errorf("must be at least 1")
+			}
+			return "", fmt.Errorf("must be between %d and %d", lo, hi)
+		}
+		return strconv.FormatInt(n, 10), nil
+	}
+}
+
+func optInt(lo, hi int64) func(string) (string, error) {
+	r := intRange(lo, hi)
+	return func(v string) (string, error) {
+		if strings.ToLower(v) == "default" {
+			return "default", nil
+		}
+		return r(v)
+	}
+}
+
+func pageSizeCanon(v string) (string, error) {
+	if strings.ToLower(v) == "default" {
+		return "default", nil
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return "", err
+	}
+	if n < 512 || n > 65536 || n&(n-1) != 0 {
+		return "", fmt.Errorf("want a power of two from 512 to 65536")
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+func busyRetryCanon(v string) (string, error) {
+	switch l := strings.ToLower(v); l {
+	case "none", "0":
+		return "none", nil
+	case "until", "forever", "timeout":
+		return "until", nil
+	default:
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("want none, a retry count, or until")
+		}
+		return strconv.Itoa(n), nil
+	}
+}
+
+// parseSize parses an integer with an optional k/m/g suffix (powers of 1024
+// for kb/mb/gb/kib/..., powers of 1000 for plain k/m/g counts).
+func parseSize(v string) (int64, error) {
+	l := strings.ToLower(strings.TrimSpace(v))
+	l = strings.ReplaceAll(l, "_", "")
+	mult := int64(1)
+	for _, suf := range []struct {
+		s string
+		m int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000000}, {"g", 1000000000}} {
+		if strings.HasSuffix(l, suf.s) {
+			l, mult = strings.TrimSuffix(l, suf.s), suf.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(l, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("want a whole number")
+	}
+	return n * mult, nil
+}
+
+// ParseCount parses a count such as 1000, 10k or 1m.
+func ParseCount(v string) (int64, error) { return parseSize(v) }

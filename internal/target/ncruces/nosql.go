@@ -1,0 +1,14 @@
+//go:build !ncrucessql
+
+package ncruces
+
+import "litebench/internal/target"
+
+func init() {
+	target.RegisterUnavailable(target.Unavailable{
+		Name:   "ncruces",
+		API:    "database/sql",
+		Module: module,
+		Reason: "its database/sql driver and mattn's both register \"sqlite3\"; build with 'make build' (tag ncrucessql plus an -X rename) to include it",
+	})
+}

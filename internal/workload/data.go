@@ -1,0 +1,152 @@
+package workload
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Row data is a pure function of (seed, row index): the same seed gives the
+// same bytes whatever the worker count, order or batch size.
+
+// mix is splitmix64's finaliser over seed and i.
+func mix(seed, i uint64) uint64 {
+	z := seed*0x9E3779B97F4A7C15 + i*0xBF58476D1CE4E5B9 + 0x94D049BB133111EB
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// Schema is a table the seeds use, with its deterministic rows.
+type Schema struct {
+	Name    string
+	Create  []string
+	Table   string
+	Columns []string
+	// Row writes row i's values into dst (len(dst) == len(Columns)).
+	Row func(seed uint64, i int64, dst []any)
+}
+
+// Schemas by name.
+var Schemas = map[string]*Schema{
+	"bench": {
+		Name:    "bench",
+		Create:  []string{"CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"},
+		Table:   "bench",
+		Columns: []string{"ID", "rand", "hash"},
+		Row: func(seed uint64, i int64, dst []any) {
+			r, h := BenchValues(seed, i)
+			dst[0], dst[1], dst[2] = i, r, h
+		},
+	},
+	"users": {
+		Name: "users",
+		Create: []string{
+			"CREATE TABLE users(id BLOB PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, username TEXT NOT NULL)",
+			"CREATE UNIQUE INDEX idx_users_on_id ON users(id)",
+		},
+		Table:   "users",
+		Columns: []string{"id", "created_at", "username"},
+		Row: func(seed uint64, i int64, dst []any) {
+			dst[0] = uuidV4(mix(seed, uint64(i)), mix(seed^0xA5A5A5A5, uint64(i)))
+			dst[1] = baseTime.Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
+			dst[2] = "Someone"
+		},
+	},
+	"account": {
+		Name: "account",
+		Create: []string{
+			`CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT, created_at INTEGER NOT NULL, version INTEGER)`,
+			"CREATE INDEX account_name ON account(name)",
+		},
+		Table:   "account",
+		Columns: []string{"id", "email", "name", "description", "created_at", "version"},
+		Row: func(seed uint64, i int64, dst []any) {
+			m := mix(seed, uint64(i))
+			dst[0] = i + 1
+			dst[1] = "user" + strconv.FormatInt(i+1, 10) + "@example.com"
+			dst[2] = names[m%uint64(len(names))] + " " + names[(m>>16)%uint64(len(names))]
+			dst[3] = Text(seed, i, 64+int(m>>40)%64)
+			dst[4] = baseTime.UnixMilli() + i
+			dst[5] = int64(1)
+		},
+	},
+	"pages": {
+		Name:    "pages",
+		Create:  []string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},
+		Table:   "pages",
+		Columns: []string{"id", "body"},
+		Row: func(seed uint64, i int64, dst []any) {
+			dst[0] = i + 1
+			dst[1] = Text(seed, i, PageBodySize)
+		},
+	},
+}
+
+// PageBodySize is the default body size of the pages schema (seed 003).
+const PageBodySize = 5400
+
+var baseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+var names = []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Radia", "Tony", "Barbara"}
+
+// BenchValues returns row i's rand (8 random bytes, hex) and hash (SHA-256
+// of those bytes, hex), as seed 000 generates them.
+func BenchValues(seed uint64, i int64) (string, string) {
+	var b [8]byte
+	v := mix(seed, uint64(i))
+	for k := range b {
+		b[k] = byte(v >> (8 * k))
+	}
+	sum := sha256.Sum256(b[:])
+	return hex.EncodeToString(b[:]), hex.EncodeToString(sum[:])
+}
+
+// CheckBench verifies a bench row the way seed 000's reader does: decode
+// rand, hash it, compare with the stored hash.
+func CheckBench(rand, hash string) bool {
+	b, err := hex.DecodeString(rand)
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(b)
+	var want [64]byte
+	hex.Encode(want[:], sum[:])
+	return string(want[:]) == hash
+}
+
+func uuidV4(a, b uint64) string {
+	var u [16]byte
+	for k := 0; k < 8; k++ {
+		u[k] = byte(a >> (8 * k))
+		u[8+k] = byte(b >> (8 * k))
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+var words = strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor
+incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco
+laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate velit esse
+cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt culpa qui officia
+deserunt mollit anim id est laborum sqlite page journal wal checkpoint`)
+
+// Text returns n bytes of deterministic words for row i.
+func Text(seed uint64, i int64, n int) string {
+	var sb strings.Builder
+	sb.Grow(n + 16)
+	k := uint64(0)
+	for sb.Len() < n {
+		w := words[mix(seed^0x5bd1e995, uint64(i)<<20|k)%uint64(len(words))]
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(w)
+		k++
+	}
+	return sb.String()[:n]
+}

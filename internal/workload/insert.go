@@ -1,0 +1,319 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+)
+
+// MaxVariables is SQLite's default bound-parameter limit (since 3.32).
+const MaxVariables = 32766
+
+func init() {
+	Register(&Spec{
+		Name:    "insert",
+		Summary: "insert N deterministic rows; --batch rows per transaction, --rows-per-stmt rows per INSERT (seed 000 generate, seed 002)",
+		Params: []Param{
+			{"rows", "100000", "rows to insert (k/m suffixes: 10k, 1m)", true},
+			{"schema", "bench", "table: bench, users, account, pages", true},
+			{"workers", "1", "concurrent inserting goroutines; each takes an equal share of the rows", true},
+			{"seed", "1", "data seed: the same seed gives the same rows", false},
+			{"vacuum", "false", "VACUUM after loading and report its time (not counted in rows/s)", false},
+		},
+		New: newInsert,
+	})
+}
+
+// Op kinds of insert.
+const (
+	opInsert = iota
+	opBegin
+	opCommit
+)
+
+var insertOps = metrics.Ops{"insert", "begin", "commit"}
+
+type insertW struct {
+	params  map[string]string
+	schema  *Schema
+	rows    int64
+	workers int
+	seed    uint64
+	vacuum  bool
+}
+
+func newInsert(p map[string]string, s settings.Settings) (Workload, error) {
+	sc, err := pSchema(p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pInt(p, "rows", 1)
+	if err != nil {
+		return nil, err
+	}
+	workers, err := pInt(p, "workers", 1)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := pSeed(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRowsPerStmt(sc, s.Int("rows-per-stmt")); err != nil {
+		return nil, err
+	}
+	vac, err := strconv.ParseBool(p["vacuum"])
+	if err != nil {
+		return nil, fmt.Errorf("--vacuum %q: want true or false", p["vacuum"])
+	}
+	return &insertW{params: p, schema: sc, rows: rows, workers: int(workers), seed: seed, vacuum: vac}, nil
+}
+
+// CheckRowsPerStmt rejects multi-row statements past SQLite's bound
+// variable limit, naming the largest that fits.
+func CheckRowsPerStmt(sc *Schema, rps int) error {
+	if n := rps * len(sc.Columns); n > MaxVariables {
+		return fmt.Errorf("--rows-per-stmt %d × %d columns of %s = %d bound variables, past SQLite's limit of %d; use --rows-per-stmt %d or less",
+			rps, len(sc.Columns), sc.Name, n, MaxVariables, MaxVariables/len(sc.Columns))
+	}
+	return nil
+}
+
+func (w *insertW) Name() string              { return "insert" }
+func (w *insertW) Ops() metrics.Ops          { return insertOps }
+func (w *insertW) Params() map[string]string { return w.params }
+func (w *insertW) Total() int64              { return w.rows }
+
+func (w *insertW) Setup(ctx context.Context, env *Env) error {
+	return CreateSchema(ctx, env.DB, w.schema)
+}
+
+// CreateSchema creates sc's table and indexes.
+func CreateSchema(ctx context.Context, db target.DB, sc *Schema) error {
+	for _, q := range sc.Create {
+		if err := db.Exec(ctx, q); err != nil {
+			return fmt.Errorf("create %s: %w", sc.Name, err)
+		}
+	}
+	return nil
+}
+
+func (w *insertW) Run(ctx context.Context, env *Env) error {
+	err := Load(ctx, env, LoadSpec{
+		Schema: w.schema, Seed: w.seed, From: 0, To: w.rows, Workers: w.workers,
+		Batch: env.Settings.Int("batch"), RowsPerStmt: env.Settings.Int("rows-per-stmt"),
+		Prepared: env.Settings.Bool("prepared"), Retries: env.Settings.BusyRetries(),
+	})
+	env.End = time.Now()
+	if err != nil || !w.vacuum {
+		return err
+	}
+	t := time.Now()
+	if err := env.DB.Exec(ctx, "VACUUM"); err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	env.Extra["vacuum_seconds"] = time.Since(t).Seconds()
+	return nil
+}
+
+// LoadSpec says what Load inserts and how.
+type LoadSpec struct {
+	Schema      *Schema
+	Seed        uint64
+	From, To    int64
+	Workers     int
+	Batch       int // rows per transaction
+	RowsPerStmt int
+	Prepared    bool
+	Retries     int // -1 = until success
+}
+
+// Load inserts rows [From, To) with Workers goroutines, recording into
+// fresh recorders of env. It returns the first error that makes the run
+// meaningless; busy/locked/constraint errors are counted instead.
+func Load(ctx context.Context, env *Env, ls LoadSpec) error {
+	if ls.Workers < 1 {
+		ls.Workers = 1
+	}
+	if ls.RowsPerStmt < 1 {
+		ls.RowsPerStmt = 1
+	}
+	if ls.Batch < ls.RowsPerStmt {
+		// A transaction holds at least one whole statement.
+		ls.Batch = ls.RowsPerStmt
+	}
+	total := ls.To - ls.From
+	var wg sync.WaitGroup
+	errs := make([]error, ls.Workers)
+	recs := make([]*metrics.Recorder, ls.Workers)
+	for i := range recs {
+		recs[i] = env.NewRecorder(insertOps)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i := 0; i < ls.Workers; i++ {
+		from := ls.From + total*int64(i)/int64(ls.Workers)
+		to := ls.From + total*int64(i+1)/int64(ls.Workers)
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			ins := &inserter{env: env, ls: ls, rec: recs[i]}
+			errs[i] = ins.run(ctx, from, to)
+			if errs[i] != nil && !errors.Is(errs[i], context.Canceled) {
+				cancel() // one failed worker ends the run
+			}
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type inserter struct {
+	env   *Env
+	ls    LoadSpec
+	rec   *metrics.Recorder
+	src   *Source
+	stmts   map[int]target.Stmt // prepared, by rows per statement
+	txStmts map[int]target.Stmt // the same, bound to the current transaction
+	sqls    map[int]string
+}
+
+func (w *inserter) sql(k int) string {
+	if q, ok := w.sqls[k]; ok {
+		return q
+	}
+	sc := w.ls.Schema
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(sc.Columns)), ",") + ")"
+	q := "INSERT INTO " + sc.Table + "(" + strings.Join(sc.Columns, ",") + ") VALUES " +
+		strings.TrimSuffix(strings.Repeat(row+",", k), ",")
+	w.sqls[k] = q
+	return q
+}
+
+func (w *inserter) stmt(ctx context.Context, k int) (target.Stmt, error) {
+	if st, ok := w.stmts[k]; ok {
+		return st, nil
+	}
+	st, err := w.env.DB.Prepare(ctx, w.sql(k))
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[k] = st
+	return st, nil
+}
+
+func (w *inserter) run(ctx context.Context, from, to int64) error {
+	w.src = NewSource(ctx, w.ls.Schema, w.ls.Seed, from, to)
+	defer w.src.Close()
+	w.stmts, w.txStmts, w.sqls = map[int]target.Stmt{}, map[int]target.Stmt{}, map[int]string{}
+	defer func() {
+		for _, st := range w.stmts {
+			st.Close()
+		}
+	}()
+	batch := int64(w.ls.Batch)
+	for start := from; start < to; start += batch {
+		n := min(batch, to-start)
+		for attempt := 0; ; attempt++ {
+			err := w.tx(ctx, start, int(n))
+			if err == nil {
+				w.env.Done.Add(n)
+				break
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t := w.env.Target
+			if target.Retryable(t, err) && (w.ls.Retries < 0 || attempt < w.ls.Retries) {
+				w.rec.Retry(opInsert)
+				continue
+			}
+			kind := target.Classify(t, err)
+			w.rec.Error(opInsert, kind)
+			if kind == "other" {
+				return fmt.Errorf("insert rows %d-%d: %w", start, start+n-1, err)
+			}
+			break // the batch is lost and counted; the run goes on
+		}
+	}
+	return nil
+}
+
+// tx inserts rows [start, start+n) in one transaction (or one autocommit
+// statement when the batch is a single statement).
+func (w *inserter) tx(ctx context.Context, start int64, n int) error {
+	rps := w.ls.RowsPerStmt
+	prev := time.Now()
+	if n <= rps {
+		err := w.exec(ctx, nil, start, n)
+		if err == nil {
+			now := time.Now()
+			w.rec.ObserveN(opInsert, int64(n), now.Sub(prev))
+		}
+		return err
+	}
+	tx, err := w.env.DB.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	clear(w.txStmts)
+	now := time.Now()
+	w.rec.Observe(opBegin, now.Sub(prev))
+	prev = now
+	for off := 0; off < n; off += rps {
+		k := min(rps, n-off)
+		if err := w.exec(ctx, tx, start+int64(off), k); err != nil {
+			tx.Rollback()
+			return err
+		}
+		now := time.Now()
+		w.rec.ObserveN(opInsert, int64(k), now.Sub(prev))
+		prev = now
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	w.rec.Observe(opCommit, time.Since(prev))
+	return nil
+}
+
+func (w *inserter) exec(ctx context.Context, tx target.Tx, i int64, k int) error {
+	args := w.src.Args(i, k)
+	if !w.ls.Prepared {
+		if tx != nil {
+			return tx.Exec(ctx, w.sql(k), args...)
+		}
+		return w.env.DB.Exec(ctx, w.sql(k), args...)
+	}
+	st, err := w.stmt(ctx, k)
+	if err != nil {
+		return err
+	}
+	if tx != nil {
+		ts, ok := w.txStmts[k]
+		if !ok {
+			ts = tx.Stmt(st)
+			w.txStmts[k] = ts
+		}
+		return ts.Exec(ctx, args...)
+	}
+	return st.Exec(ctx, args...)
+}

@@ -1,0 +1,277 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+)
+
+func init() {
+	Register(&Spec{
+		Name:    "scan",
+		Summary: "read every bench row, re-hash rand and compare with hash (seed 000 bench)",
+		Params: []Param{
+			{"rows", "1000000", "rows to load before scanning (loading is not measured)", true},
+			{"seed", "1", "data seed", false},
+		},
+		New: newScan,
+	})
+	Register(&Spec{
+		Name:    "paginate",
+		Summary: "OFFSET vs keyset pagination at several depths (seed 000 pagination)",
+		Params: []Param{
+			{"rows", "1000000", "rows to load before paginating (loading is not measured)", true},
+			{"depths", "1000,100000,900000", "comma list of page depths (rows skipped)", false},
+			{"page", "5", "rows per page (LIMIT)", false},
+			{"count", "20", "queries per depth and method", false},
+			{"seed", "1", "data seed", false},
+		},
+		New: newPaginate,
+	})
+}
+
+// ensureBench makes sure the bench table holds exactly rows [0, rows). A
+// table that already does (a kept --db) is reused; loading is not measured.
+func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
+	sc := Schemas["bench"]
+	var n int64
+	var exists int64
+	err := env.DB.Query(ctx, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='bench'", nil, func(r target.Row) error {
+		return r.Scan(&exists)
+	})
+	if err != nil {
+		return err
+	}
+	if exists == 1 {
+		err := env.DB.Query(ctx, "SELECT count(*) FROM bench", nil, func(r target.Row) error { return r.Scan(&n) })
+		if err != nil {
+			return err
+		}
+		if n == rows {
+			env.Notes = append(env.Notes, fmt.Sprintf("reused the %d bench rows already in the database", n))
+			return nil
+		}
+		if err := env.DB.Exec(ctx, "DROP TABLE bench"); err != nil {
+			return err
+		}
+	}
+	if err := CreateSchema(ctx, env.DB, sc); err != nil {
+		return err
+	}
+	load := &Env{DB: env.DB, Target: env.Target, Settings: env.Settings, Extra: map[string]float64{}}
+	return Load(ctx, load, LoadSpec{Schema: sc, Seed: seed, From: 0, To: rows, Workers: 1, Batch: 10000, RowsPerStmt: 100, Prepared: true})
+}
+
+type scanW struct {
+	params map[string]string
+	rows   int64
+	seed   uint64
+}
+
+func newScan(p map[string]string, s settings.Settings) (Workload, error) {
+	rows, err := pInt(p, "rows", 1)
+	if err != nil {
+		return nil, err
+	}
+	seed, err := pSeed(p)
+	if err != nil {
+		return nil, err
+	}
+	return &scanW{params: p, rows: rows, seed: seed}, nil
+}
+
+func (w *scanW) Name() string              { return "scan" }
+func (w *scanW) Ops() metrics.Ops          { return metrics.Ops{"scan"} }
+func (w *scanW) Params() map[string]string { return w.params }
+func (w *scanW) Total() int64              { return w.rows }
+
+// ReusesData: a kept database that already holds the rows is scanned as is.
+func (w *scanW) ReusesData() bool { return true }
+
+func (w *scanW) Setup(ctx context.Context, env *Env) error {
+	return ensureBench(ctx, env, w.rows, w.seed)
+}
+
+// ErrMismatch is wrapped by scan's verification failures.
+var ErrMismatch = errors.New("hash mismatch")
+
+func (w *scanW) Run(ctx context.Context, env *Env) error {
+	rec := env.NewRecorder(w.Ops())
+	start := time.Now()
+	var returned, first time.Time
+	qctx := target.WithQueryReturned(ctx, func() { returned = time.Now() })
+	var (
+		n          int64
+		id         int64
+		rand, hash string
+	)
+	err := env.DB.Query(qctx, "SELECT ID, rand, hash FROM bench", nil, func(r target.Row) error {
+		if n == 0 {
+			first = time.Now()
+		}
+		if err := r.Scan(&id, &rand, &hash); err != nil {
+			return err
+		}
+		if !CheckBench(rand, hash) {
+			return fmt.Errorf("row ID %d: %w: stored hash %s is not the SHA-256 of rand %s", id, ErrMismatch, hash, rand)
+		}
+		n++
+		if n&0xffff == 0 {
+			env.Done.Add(0x10000)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	end := time.Now()
+	env.Done.Store(n)
+	if err != nil {
+		return err
+	}
+	rec.ObserveN(0, n, end.Sub(start))
+	if !returned.IsZero() {
+		env.Extra["time_to_query_us"] = float64(returned.Sub(start).Nanoseconds()) / 1e3
+	}
+	if !first.IsZero() {
+		env.Extra["first_row_us"] = float64(first.Sub(start).Nanoseconds()) / 1e3
+	}
+	if n > 0 {
+		env.Extra["us_per_row"] = float64(end.Sub(start).Nanoseconds()) / 1e3 / float64(n)
+	}
+	if n != w.rows {
+		return fmt.Errorf("scan read %d rows, want %d", n, w.rows)
+	}
+	return nil
+}
+
+type paginateW struct {
+	params map[string]string
+	rows   int64
+	depths []int64
+	page   int64
+	count  int64
+	seed   uint64
+	ops    metrics.Ops
+}
+
+func newPaginate(p map[string]string, s settings.Settings) (Workload, error) {
+	w := &paginateW{params: p}
+	var err error
+	if w.rows, err = pInt(p, "rows", 1); err != nil {
+		return nil, err
+	}
+	if w.page, err = pInt(p, "page", 1); err != nil {
+		return nil, err
+	}
+	if w.count, err = pInt(p, "count", 1); err != nil {
+		return nil, err
+	}
+	if w.seed, err = pSeed(p); err != nil {
+		return nil, err
+	}
+	for _, d := range strings.Split(p["depths"], ",") {
+		n, err := settings.ParseCount(strings.TrimSpace(d))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("--depths %q: %q is not a whole number", p["depths"], d)
+		}
+		if n+w.page > w.rows {
+			return nil, fmt.Errorf("--depths %q: depth %d plus a page of %d passes the %d rows loaded; raise --rows or lower the depth", p["depths"], n, w.page, w.rows)
+		}
+		w.depths = append(w.depths, n)
+	}
+	sort.Slice(w.depths, func(i, j int) bool { return w.depths[i] < w.depths[j] })
+	for _, d := range w.depths {
+		ds := strconv.FormatInt(d, 10)
+		w.ops = append(w.ops, "offset@"+ds, "keyset@"+ds)
+	}
+	return w, nil
+}
+
+func (w *paginateW) Name() string              { return "paginate" }
+func (w *paginateW) Ops() metrics.Ops          { return w.ops }
+func (w *paginateW) Params() map[string]string { return w.params }
+func (w *paginateW) Total() int64              { return int64(len(w.ops)) * w.count * w.page }
+
+// ReusesData: a kept database that already holds the rows is reused.
+func (w *paginateW) ReusesData() bool { return true }
+
+func (w *paginateW) Setup(ctx context.Context, env *Env) error {
+	return ensureBench(ctx, env, w.rows, w.seed)
+}
+
+const (
+	offsetSQL = "SELECT ID, rand, hash FROM bench ORDER BY ID LIMIT ? OFFSET ?"
+	keysetSQL = "SELECT ID, rand, hash FROM bench WHERE ID > ? ORDER BY ID LIMIT ?"
+)
+
+func (w *paginateW) Run(ctx context.Context, env *Env) error {
+	rec := env.NewRecorder(w.ops)
+	prepared := env.Settings.Bool("prepared")
+	var offStmt, keyStmt target.Stmt
+	if prepared {
+		var err error
+		if offStmt, err = env.DB.Prepare(ctx, offsetSQL); err != nil {
+			return err
+		}
+		defer offStmt.Close()
+		if keyStmt, err = env.DB.Prepare(ctx, keysetSQL); err != nil {
+			return err
+		}
+		defer keyStmt.Close()
+	}
+	var id int64
+	var rand, hash string
+	for di, d := range w.depths {
+		// Interleave the two methods so machine drift hits both alike.
+		for k := int64(0); k < w.count; k++ {
+			for m := 0; m < 2; m++ {
+				var first, got int64 = -1, 0
+				fn := func(r target.Row) error {
+					if err := r.Scan(&id, &rand, &hash); err != nil {
+						return err
+					}
+					if first < 0 {
+						first = id
+					}
+					got++
+					return nil
+				}
+				t := time.Now()
+				var err error
+				switch {
+				case m == 0 && prepared:
+					err = offStmt.Query(ctx, []any{w.page, d}, fn)
+				case m == 0:
+					err = env.DB.Query(ctx, offsetSQL, []any{w.page, d}, fn)
+				case prepared:
+					err = keyStmt.Query(ctx, []any{d - 1, w.page}, fn)
+				default:
+					err = env.DB.Query(ctx, keysetSQL, []any{d - 1, w.page}, fn)
+				}
+				el := time.Since(t)
+				op := 2*di + m
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("%s: %w", w.ops[op], err)
+				}
+				if first != d || got != w.page {
+					return fmt.Errorf("%s: page starts at ID %d with %d rows, want ID %d with %d", w.ops[op], first, got, d, w.page)
+				}
+				rec.Observe(op, el)
+				env.Done.Add(got)
+			}
+		}
+	}
+	return nil
+}

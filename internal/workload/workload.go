@@ -1,0 +1,137 @@
+// Package workload defines what a run does: schema, deterministic data, the
+// operations and how they are driven. The runner owns timing, progress and
+// cancellation; a workload only executes and records.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+)
+
+// Env is what a workload gets from the runner.
+type Env struct {
+	DB       target.DB
+	Target   target.Target
+	Settings settings.Settings
+	// Done counts rows written or read so far; the runner reads it for
+	// progress lines. Workloads add to it once per batch, not per row.
+	Done atomic.Int64
+	// Extra receives workload-specific figures for the result.
+	Extra map[string]float64
+	// Notes receives lines worth showing beside the result.
+	Notes []string
+	// Recorders are the per-worker recorders; NewRecorder appends one.
+	Recorders []*metrics.Recorder
+	// End, when set by the workload, ends the measured interval before
+	// work that must not count (e.g. a VACUUM after loading).
+	End time.Time
+}
+
+// NewRecorder returns a fresh recorder for a worker (call before starting
+// workers; it is not safe for concurrent use).
+func (e *Env) NewRecorder(ops metrics.Ops) *metrics.Recorder {
+	r := metrics.NewRecorder(ops)
+	e.Recorders = append(e.Recorders, r)
+	return r
+}
+
+// Workload is one kind of benchmark.
+type Workload interface {
+	Name() string
+	Ops() metrics.Ops
+	// Params returns the workload's own parameters, for results.
+	Params() map[string]string
+	// Total is the planned number of rows, for progress (0 if unknown).
+	Total() int64
+	// Setup creates the schema and loads data. It is not measured.
+	Setup(ctx context.Context, env *Env) error
+	// Run is the measured part.
+	Run(ctx context.Context, env *Env) error
+}
+
+// Param describes a workload parameter (a flag of the workload's command).
+type Param struct {
+	Name    string
+	Default string
+	Help    string
+	// Sweep is true when a comma list makes the parameter a sweep axis.
+	Sweep bool
+}
+
+// Spec describes a workload kind.
+type Spec struct {
+	Name    string
+	Summary string
+	Params  []Param
+	// New builds the workload from parameter values (defaults filled in);
+	// it validates them against the settings of the run.
+	New func(p map[string]string, s settings.Settings) (Workload, error)
+}
+
+var specs = map[string]*Spec{}
+
+// Register adds a workload kind.
+func Register(s *Spec) { specs[s.Name] = s }
+
+// Get returns the workload kind called name.
+func Get(name string) (*Spec, error) {
+	if s, ok := specs[name]; ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists registered workload kinds.
+func Names() []string {
+	var n []string
+	for k := range specs {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// Param helpers shared by workloads.
+
+func pInt(p map[string]string, name string, lo int64) (int64, error) {
+	n, err := settings.ParseCount(p[name])
+	if err != nil || n < lo {
+		return 0, fmt.Errorf("--%s %q: want a whole number of at least %d", name, p[name], lo)
+	}
+	return n, nil
+}
+
+func pSchema(p map[string]string) (*Schema, error) {
+	s, ok := Schemas[p["schema"]]
+	if !ok {
+		var names []string
+		for k := range Schemas {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("--schema %q: unknown schema (known: %s)", p["schema"], strings.Join(names, ", "))
+	}
+	return s, nil
+}
+
+func pSeed(p map[string]string) (uint64, error) {
+	n, err := strconv.ParseUint(p["seed"], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("--seed %q: want a non-negative whole number", p["seed"])
+	}
+	return n, nil
+}
+
+// MarkBenchDB stamps the database as litebench's own.
+func MarkBenchDB(ctx context.Context, db target.DB, appID int32) error {
+	return db.Exec(ctx, fmt.Sprintf("PRAGMA application_id = %d", appID))
+}
