@@ -230,10 +230,18 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 		}
 	}()
 	batch := int64(w.ls.Batch)
+	// Statements run under a context that cannot be cancelled: a
+	// cancellable one makes drivers (mattn, database/sql) start a watcher
+	// goroutine per statement and per transaction, which would be measured.
+	// Cancellation is checked between transactions instead.
+	stmtCtx := context.WithoutCancel(ctx)
 	for start := from; start < to; start += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n := min(batch, to-start)
 		for attempt := 0; ; attempt++ {
-			err := w.tx(ctx, start, int(n))
+			err := w.tx(stmtCtx, start, int(n))
 			if err == nil {
 				w.env.Done.Add(n)
 				break

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/ncruces/go-sqlite3"
-	_ "github.com/ncruces/go-sqlite3/embed"
 
 	"litebench/internal/target"
 )

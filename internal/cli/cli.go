@@ -1,0 +1,197 @@
+// Package cli is litebench's command line: one file per verb, flags and
+// wiring only. Main runs a whole command, so tests drive it end to end.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"litebench/internal/report"
+	"litebench/internal/settings"
+	_ "litebench/internal/target/all"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1 // a run failed
+	ExitUsage       = 2 // bad input; nothing was touched
+	ExitInterrupted = 130
+)
+
+// usageError is bad input: one line, exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// errInterrupted ends a command that was stopped with Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+// errFailed reports that at least one run failed (details already printed).
+var errFailed = errors.New("a run failed")
+
+func init() {
+	report.SettingOrder = nil
+	for _, sp := range settings.Specs {
+		report.SettingOrder = append(report.SettingOrder, sp.Key)
+	}
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, out, errw io.Writer) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"insert", "insert deterministic rows (shortcut for 'run insert')", wl("insert")},
+		{"scan", "read and verify every bench row (shortcut for 'run scan')", wl("scan")},
+		{"paginate", "OFFSET vs keyset pagination (shortcut for 'run paginate')", wl("paginate")},
+		{"run", "run a workload: litebench run WORKLOAD [flags]", cmdRun},
+		{"suite", "run a built-in suite of sweeps: litebench suite NAME", cmdSuite},
+		{"list", "list targets, suites, workloads or settings", cmdList},
+		{"runs", "list the runs in the results store", cmdRuns},
+		{"show", "print stored runs or sweeps again, in any format", cmdShow},
+		{"pragma", "print a pragma's value on a target or a database file", cmdPragma},
+		{"inspect", "describe a database file without changing it", cmdInspect},
+		{"selfcheck", "measure litebench's own overhead against a plain Go loop", cmdSelfcheck},
+		{"version", "print litebench's version", cmdVersion},
+	}
+}
+
+func wl(name string) func(context.Context, []string, io.Writer, io.Writer) error {
+	return func(ctx context.Context, args []string, out, errw io.Writer) error {
+		return runWorkload(ctx, name, args, out, errw)
+	}
+}
+
+// Main runs litebench with args (without the program name) and returns the
+// process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case errors.As(err, new(usageError)):
+		fmt.Fprintln(stderr, "litebench: "+err.Error())
+		return ExitUsage
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(stderr, "litebench: interrupted; finished runs and the partial one are saved")
+		return ExitInterrupted
+	case errors.Is(err, errFailed):
+		return ExitFailed
+	default:
+		fmt.Fprintln(stderr, "litebench: "+err.Error())
+		return ExitFailed
+	}
+}
+
+func dispatch(ctx context.Context, args []string, out, errw io.Writer) error {
+	if len(args) == 0 {
+		writeUsage(errw)
+		return usagef("no command given; try 'litebench suite quick' or 'litebench help'")
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return dispatch(ctx, []string{args[1], "--help"}, out, errw)
+		}
+		writeUsage(out)
+		return nil
+	case "--version", "-version":
+		name = "version"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(ctx, args[1:], out, errw)
+		}
+	}
+	return usagef("unknown command %q; see 'litebench help'", name)
+}
+
+func writeUsage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(`NAME
+    litebench - measure, compare and tune SQLite for a workload
+
+SYNOPSIS
+    litebench COMMAND [flags]
+    litebench help COMMAND
+
+DESCRIPTION
+    litebench runs a workload (schema, seeded data, a mix of operations) on a
+    target (a SQLite driver and its API) with a set of settings (pragmas,
+    pool, statement and transaction strategy). Any setting given a comma list
+    turns the run into a sweep over every combination; each run is stored in
+    the results store (./litebench.db) and printed as one table row.
+
+COMMANDS
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "    %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+EXAMPLES
+    litebench suite quick
+    litebench insert --rows 1m --journal wal --sync off --batch 1000
+    litebench insert --target mattn,modernc --journal delete,wal --batch 10,100,1000
+    litebench insert --db 'a.db?_journal=wal&_sync=0' --rows-per-stmt 100 --rows 50000
+    litebench scan --rows 1.5m
+    litebench paginate --rows 1m --depths 1000,100000,900000
+    litebench list targets
+
+EXIT STATUS
+    0 success, 1 a run failed, 2 bad input (nothing was touched), 130 interrupted.
+`)
+	io.WriteString(w, b.String())
+}
+
+// newFlagSet returns a flag set that reports errors as usage errors and
+// prints help built by help().
+func newFlagSet(name string, errw io.Writer, help func(w io.Writer)) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { help(errw) }
+	return fs
+}
+
+// parseFlags parses args; -h prints help to out and returns flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string, out io.Writer) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(out)
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	if err != nil {
+		return usagef("%s: %v (see 'litebench %s --help')", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
+func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
+	fmt.Fprintln(out, "litebench", versionString())
+	return nil
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,340 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"litebench/internal/report"
+	"litebench/internal/results"
+	"litebench/internal/runner"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+func simpleHelp(text string) func(io.Writer) {
+	return func(w io.Writer) { io.WriteString(w, text) }
+}
+
+func parse(fs *flag.FlagSet, args []string, out io.Writer, help func(io.Writer)) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			help(out)
+			return flag.ErrHelp
+		}
+		return usagef("%s: %v (see 'litebench %s --help')", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
+func cmdList(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench list - list what litebench knows
+
+SYNOPSIS
+    litebench list targets|suites|workloads|settings
+`)
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	what := fs.Arg(0)
+	switch what {
+	case "targets":
+		t := &report.Table{Headers: []string{"target", "api", "sqlite", "module", "status"}}
+		ts, us := target.All()
+		for _, x := range ts {
+			v, err := x.SQLiteVersion()
+			status := "loaded"
+			if err != nil {
+				status = "error: " + err.Error()
+			}
+			t.Rows = append(t.Rows, []string{x.Name(), x.API(), v, x.Module(), status})
+		}
+		for _, u := range us {
+			t.Rows = append(t.Rows, []string{u.Name, u.API, "-", u.Module, "not loaded: " + u.Reason})
+		}
+		return t.Render(out, "table")
+	case "suites":
+		t := &report.Table{Headers: []string{"suite", "what it runs"}}
+		for _, s := range suites {
+			t.Rows = append(t.Rows, []string{s.name, s.summary})
+		}
+		return t.Render(out, "table")
+	case "workloads":
+		t := &report.Table{Headers: []string{"workload", "what it does"}}
+		for _, n := range workload.Names() {
+			sp, _ := workload.Get(n)
+			t.Rows = append(t.Rows, []string{n, sp.Summary})
+		}
+		return t.Render(out, "table")
+	case "settings":
+		t := &report.Table{Headers: []string{"flag", "default", "meaning"}}
+		for _, s := range settings.Specs {
+			t.Rows = append(t.Rows, []string{"--" + s.Key, s.Default, s.Help})
+		}
+		return t.Render(out, "table")
+	case "":
+		return usagef("list: say what to list: targets, suites, workloads or settings")
+	}
+	return usagef("list: unknown list %q; want targets, suites, workloads or settings", what)
+}
+
+func cmdRuns(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench runs - list stored runs, newest first
+
+SYNOPSIS
+    litebench runs [--store FILE] [--limit N]
+`)
+	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
+	store := fs.String("store", "litebench.db", "results store file")
+	limit := fs.Int("limit", 50, "show at most N runs (0 = all)")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	s, err := results.OpenStoreReadOnly(*store)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer s.Close()
+	rs, err := s.List(*limit)
+	if err != nil {
+		return err
+	}
+	t := &report.Table{Headers: []string{"run", "started", "workload", "target", "status", "rows", "rows/s", "settings"},
+		Right: []bool{false, false, false, false, false, true, true, false}}
+	for _, r := range rs {
+		t.Rows = append(t.Rows, []string{r.RunID, r.StartedAt.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Target,
+			r.Status, strconv.FormatInt(r.Rows, 10), report.Num(r.RowsPerSecond), settings.FromMap(r.Settings).String()})
+	}
+	return t.Render(out, "table")
+}
+
+func cmdShow(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench show - print stored runs again
+
+SYNOPSIS
+    litebench show [--format F] [--store FILE] RUN_OR_SWEEP_ID... | --last
+
+DESCRIPTION
+    Prints runs (by run id, a unique prefix of one, or a sweep id) in any
+    output format: table, markdown, csv, json, benchfmt.
+`)
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	store := fs.String("store", "litebench.db", "results store file")
+	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt")
+	last := fs.Bool("last", false, "show the newest sweep")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if err := report.CheckFormat(*format); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() == 0 && !*last {
+		return usagef("show: name a run or sweep id (see 'litebench runs'), or pass --last")
+	}
+	s, err := results.OpenStoreReadOnly(*store)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer s.Close()
+	var rs []*results.Result
+	if *last {
+		if rs, err = s.LastSweep(); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	for _, id := range fs.Args() {
+		got, err := s.Get(id)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		rs = append(rs, got...)
+	}
+	return report.Write(out, rs, *format)
+}
+
+func cmdPragma(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench pragma - print a pragma's value
+
+SYNOPSIS
+    litebench pragma NAME [--db FILE] [--target T] [setting flags]
+
+DESCRIPTION
+    Without --db, opens a fresh in-memory database on the target with the
+    given settings applied and prints the value a new connection sees (seed
+    000's 'pragma busy_timeout'). With --db, opens FILE read-only and prints
+    its value there; the file is not changed.
+`)
+	fs := flag.NewFlagSet("pragma", flag.ContinueOnError)
+	db := fs.String("db", "", "database file to read (opened read-only)")
+	tname := fs.String("target", "mattn", "target")
+	vals := map[string]*string{}
+	for _, sp := range settings.Specs {
+		vals[sp.Key] = fs.String(sp.Key, "", sp.Help)
+	}
+	// Allow the pragma name before the flags.
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if name == "" {
+		name = fs.Arg(0)
+	}
+	if name == "" || strings.ContainsAny(name, " ;()'\"=") {
+		return usagef("pragma: give one pragma name, e.g. 'litebench pragma busy_timeout'")
+	}
+	t, err := target.Get(*tname)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	s := settings.Default()
+	for k, v := range vals {
+		if *v != "" {
+			if err := s.Set(k, *v); err != nil {
+				return usageError{err.Error()}
+			}
+		}
+	}
+	o := runner.Options(s, "litebench-pragma")
+	o.Memory = true
+	if *db != "" {
+		if _, err := os.Stat(*db); err != nil {
+			return usagef("pragma: --db %s: %v", *db, errors.Unwrap(err))
+		}
+		o = target.Options{Path: *db, ReadOnly: true}
+	}
+	d, err := t.Open(ctx, o)
+	if err != nil {
+		return usagef("pragma: open: %v", err)
+	}
+	defer d.Close()
+	var vs []string
+	err = d.Query(ctx, "PRAGMA "+name, nil, func(r target.Row) error {
+		var v string
+		if err := r.Scan(&v); err != nil {
+			return err
+		}
+		vs = append(vs, v)
+		return nil
+	})
+	if err != nil {
+		return usagef("pragma %s: %v", name, err)
+	}
+	for _, v := range vs {
+		fmt.Fprintf(out, "%s = %s\n", name, v)
+	}
+	if len(vs) == 0 {
+		fmt.Fprintf(out, "%s: no value (not a pragma that returns one on %s)\n", name, t.Name())
+	}
+	return nil
+}
+
+func cmdInspect(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench inspect - describe a database file without changing it
+
+SYNOPSIS
+    litebench inspect --db FILE [--target T]
+
+DESCRIPTION
+    Opens FILE read-only and prints its journal mode, page size and count,
+    freelist, file sizes (database, -wal, -shm), whether litebench created
+    it, its tables with row counts, and the SQLite compile options.
+`)
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	db := fs.String("db", "", "database file")
+	tname := fs.String("target", "mattn", "target used to read it")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if *db == "" && fs.NArg() > 0 {
+		*db = fs.Arg(0)
+	}
+	if *db == "" {
+		return usagef("inspect: name the database with --db FILE")
+	}
+	st, err := os.Stat(*db)
+	if err != nil {
+		return usagef("inspect: --db %s: %v", *db, errors.Unwrap(err))
+	}
+	if st.IsDir() {
+		return usagef("inspect: --db %s is a directory", *db)
+	}
+	ownErr := results.CheckOwned(*db, results.BenchAppID)
+	if ownErr != nil && !errors.Is(ownErr, results.ErrNotOurs) {
+		return usagef("inspect: %v", ownErr)
+	}
+	if ownErr != nil && strings.Contains(ownErr.Error(), "not a SQLite database") {
+		return usagef("inspect: %s is not a SQLite database", *db)
+	}
+	t, err := target.Get(*tname)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	d, err := t.Open(ctx, target.Options{Path: *db, ReadOnly: true})
+	if err != nil {
+		return usagef("inspect: open %s: %v", *db, err)
+	}
+	defer d.Close()
+	one := func(q string) string {
+		var v string
+		d.Query(ctx, q, nil, func(r target.Row) error { return r.Scan(&v) })
+		return v
+	}
+	tb := &report.Table{Headers: []string{"property", "value"}}
+	add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
+	add("file", *db)
+	owner := "litebench bench database"
+	if errors.Is(ownErr, results.ErrNotOurs) {
+		owner = "not litebench's (application_id " + one("PRAGMA application_id") + ")"
+		if results.CheckOwned(*db, results.StoreAppID) == nil {
+			owner = "litebench results store"
+		}
+	}
+	add("created by", owner)
+	add("sqlite (reader)", func() string { v, _ := t.SQLiteVersion(); return v }())
+	add("journal_mode", one("PRAGMA journal_mode"))
+	add("page_size", one("PRAGMA page_size"))
+	add("page_count", one("PRAGMA page_count"))
+	add("freelist_count", one("PRAGMA freelist_count"))
+	add("auto_vacuum", one("PRAGMA auto_vacuum"))
+	add("user_version", one("PRAGMA user_version"))
+	for _, suf := range []string{"", "-wal", "-shm"} {
+		if st, err := os.Stat(*db + suf); err == nil {
+			add("size"+suf, fmt.Sprintf("%d bytes", st.Size()))
+		}
+	}
+	var tables []string
+	d.Query(ctx, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name", nil, func(r target.Row) error {
+		var n string
+		r.Scan(&n)
+		tables = append(tables, n)
+		return nil
+	})
+	for _, tn := range tables {
+		add("table "+tn, one(`SELECT count(*) FROM "`+strings.ReplaceAll(tn, `"`, `""`)+`"`)+" rows")
+	}
+	var opts []string
+	d.Query(ctx, "PRAGMA compile_options", nil, func(r target.Row) error {
+		var o string
+		r.Scan(&o)
+		opts = append(opts, o)
+		return nil
+	})
+	add("compile_options", strings.Join(opts, " "))
+	return tb.Render(out, "table")
+}

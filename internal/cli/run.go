@@ -1,0 +1,423 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"litebench/internal/report"
+	"litebench/internal/results"
+	"litebench/internal/runner"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+// common holds the flags every benchmarking command shares.
+type common struct {
+	targets  string
+	dir      string
+	db       string
+	keep     bool
+	store    string
+	noStore  bool
+	format   string
+	progress time.Duration
+	settings map[string]*string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.targets, "target", "mattn", "comma list of targets (see 'litebench list targets')")
+	fs.StringVar(&c.dir, "dir", "", "directory for bench databases (default: a new temp dir, removed afterwards)")
+	fs.StringVar(&c.db, "db", "", "bench database file, optionally with seed-style parameters: 'a.db?_journal=wal&_sync=0'")
+	fs.BoolVar(&c.keep, "keep", false, "keep the bench database files after the run")
+	fs.StringVar(&c.store, "store", "litebench.db", "results store file")
+	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
+	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt")
+	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
+	c.settings = map[string]*string{}
+	for _, sp := range settings.Specs {
+		c.settings[sp.Key] = fs.String(sp.Key, "", sp.Help+" (default "+sp.Default+"; comma list = sweep)")
+	}
+}
+
+// plan is a validated list of runs; building it touches nothing.
+type plan struct {
+	sweepID string
+	specs   []runner.Spec
+	dir     string
+	tempDir bool
+	store   *results.Store
+	c       *common
+}
+
+func newID() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// matrix parses the settings flags (and a seed-style --db) into a matrix.
+func (c *common) matrix() (*settings.Matrix, string, error) {
+	m := settings.NewMatrix()
+	path := ""
+	if c.db != "" {
+		d, err := m.ApplyDSN(c.db)
+		if err != nil {
+			return nil, "", usageError{err.Error()}
+		}
+		path = d.Path
+	}
+	for _, sp := range settings.Specs {
+		if v := *c.settings[sp.Key]; v != "" {
+			if err := m.SetList(sp.Key, v); err != nil {
+				return nil, "", usageError{err.Error()}
+			}
+		}
+	}
+	return m, path, nil
+}
+
+func (c *common) targetList() ([]target.Target, error) {
+	var ts []target.Target
+	seen := map[string]bool{}
+	for _, n := range strings.Split(c.targets, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		t, err := target.Get(n)
+		if err != nil {
+			return nil, usagef("--target: %v", err)
+		}
+		ts = append(ts, t)
+	}
+	if len(ts) == 0 {
+		return nil, usagef("--target: no target given")
+	}
+	return ts, nil
+}
+
+// checkPaths validates --db, --dir and --store without creating anything.
+func (c *common) checkPaths(dbPath string) error {
+	if err := report.CheckFormat(c.format); err != nil {
+		return usageError{err.Error()}
+	}
+	if c.progress < 0 {
+		return usagef("--progress %s: want a positive duration or 0", c.progress)
+	}
+	if dbPath != "" {
+		if err := results.CheckOwned(dbPath, results.BenchAppID); err != nil {
+			return usagef("--db: %v; litebench only writes databases it created, so name a new file", err)
+		}
+		if dir := filepath.Dir(dbPath); !isDir(dir) {
+			return usagef("--db %s: directory %s does not exist", dbPath, dir)
+		}
+	}
+	if c.dir != "" && !isDir(c.dir) {
+		return usagef("--dir %s: not an existing directory; create it first", c.dir)
+	}
+	if !c.noStore {
+		if err := results.CheckOwned(c.store, results.StoreAppID); err != nil {
+			return usagef("--store: %v; pass a new path or --no-store", err)
+		}
+		if dir := filepath.Dir(c.store); !isDir(dir) {
+			return usagef("--store %s: directory %s does not exist", c.store, dir)
+		}
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// open creates what the plan needs: the temp dir and the store.
+func (p *plan) open() error {
+	if p.c.dir == "" {
+		d, err := os.MkdirTemp("", "litebench-")
+		if err != nil {
+			return err
+		}
+		p.dir, p.tempDir = d, true
+	} else {
+		p.dir = p.c.dir
+	}
+	if !p.c.noStore {
+		s, err := results.OpenStore(p.c.store)
+		if err != nil {
+			return err
+		}
+		p.store = s
+	}
+	for i := range p.specs {
+		p.specs[i].Dir = p.dir
+	}
+	return nil
+}
+
+func (p *plan) close() {
+	if p.store != nil {
+		p.store.Close()
+	}
+	if p.tempDir && !p.c.keep {
+		os.RemoveAll(p.dir)
+	}
+}
+
+// execute runs every spec in order, saving each result as soon as it ends.
+// It stops at an interrupt; the partial run is saved as interrupted.
+func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Result, error) {
+	var rs []*results.Result
+	for i := range p.specs {
+		sp := &p.specs[i]
+		if ctx.Err() != nil {
+			break
+		}
+		if p.c.progress > 0 {
+			sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
+		}
+		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(p.specs), sp.Label)
+		fmt.Fprintf(errw, "%s ...\n", sp.Label)
+		r := runner.Run(ctx, *sp)
+		if p.store != nil {
+			if err := p.store.Save(r); err != nil {
+				return rs, fmt.Errorf("saving run %s: %w", r.RunID, err)
+			}
+		}
+		fmt.Fprintf(errw, "%s %s: %s rows in %ss, %s rows/s\n", sp.Label, r.Status, report.Num(float64(r.Rows)), report.Num(r.Elapsed), report.Num(r.RowsPerSecond))
+		if r.Error != "" {
+			fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)
+		}
+		if p.c.format == "json" {
+			report.WriteJSON(out, r)
+		}
+		rs = append(rs, r)
+		if r.Status == results.StatusInterrupted {
+			break
+		}
+	}
+	return rs, nil
+}
+
+// finish prints the results and maps statuses to the command's error.
+func (p *plan) finish(rs []*results.Result, out, errw io.Writer) error {
+	if p.c.format != "json" {
+		if err := report.Write(out, rs, p.c.format); err != nil {
+			return err
+		}
+	}
+	if p.store != nil && len(rs) > 0 {
+		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s\n", len(rs), p.sweepID, p.store.Path())
+	}
+	for _, r := range rs {
+		if r.Status == results.StatusInterrupted {
+			return errInterrupted
+		}
+	}
+	if len(rs) < len(p.specs) {
+		return errInterrupted
+	}
+	for _, r := range rs {
+		if r.Status == results.StatusFailed {
+			return errFailed
+		}
+	}
+	return nil
+}
+
+func workloadHelp(sp *workload.Spec) func(w io.Writer) {
+	return func(w io.Writer) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "NAME\n    litebench %s - %s\n\n", sp.Name, sp.Summary)
+		fmt.Fprintf(&b, "SYNOPSIS\n    litebench %s [workload flags] [setting flags] [output flags]\n\n", sp.Name)
+		b.WriteString("DESCRIPTION\n    Every setting flag takes a comma list; lists make a sweep over every\n    combination of targets, settings and listed workload parameters. Data is\n    deterministic from --seed. Setup (schema, loading) is never measured.\n\n")
+		b.WriteString("WORKLOAD FLAGS\n")
+		for _, p := range sp.Params {
+			list := ""
+			if p.Sweep {
+				list = "; comma list = sweep"
+			}
+			fmt.Fprintf(&b, "    --%-16s %s (default %s%s)\n", p.Name, p.Help, p.Default, list)
+		}
+		b.WriteString("\nSETTING FLAGS\n")
+		for _, s := range settings.Specs {
+			fmt.Fprintf(&b, "    --%-16s %s (default %s)\n", s.Key, s.Help, s.Default)
+		}
+		b.WriteString(`
+TARGET AND OUTPUT FLAGS
+    --target LIST      targets to run (default mattn; see 'litebench list targets')
+    --db FILE[?PARAMS] bench database file; seed-style parameters map onto the
+                       settings above: _journal, _sync, _busy_timeout,
+                       _cache_size, _locking_mode, _txlock, mode=memory,
+                       cache=shared. Only a new file or one litebench created.
+    --dir DIR          directory for bench databases (default: a temp dir)
+    --keep             keep bench databases after the run
+    --store FILE       results store (default litebench.db)
+    --no-store         do not save runs
+    --format F         table, markdown, csv, json (one object per run per
+                       line), benchfmt (Go benchmark format, for benchstat)
+    --progress D       progress interval on stderr, 0 for none (default 2s)
+
+EXIT STATUS
+    0 ok, 1 a run failed, 2 bad input (nothing touched), 130 interrupted.
+`)
+		io.WriteString(w, b.String())
+	}
+}
+
+// runWorkload is 'litebench run NAME' and its shortcuts.
+func runWorkload(ctx context.Context, name string, args []string, out, errw io.Writer) error {
+	spec, err := workload.Get(name)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	help := workloadHelp(spec)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var c common
+	c.register(fs)
+	params := map[string]*string{}
+	for _, p := range spec.Params {
+		params[p.Name] = fs.String(p.Name, p.Default, p.Help)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			help(out)
+			return flag.ErrHelp
+		}
+		return usagef("%s: %v (see 'litebench %s --help')", name, err, name)
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", name, fs.Arg(0), name)
+	}
+	p, err := buildPlan(spec, &c, params, strings.Join(append([]string{"litebench", name}, args...), " "))
+	if err != nil {
+		return err
+	}
+	if err := p.open(); err != nil {
+		return err
+	}
+	defer p.close()
+	rs, err := p.execute(ctx, out, errw)
+	if err != nil {
+		return err
+	}
+	return p.finish(rs, out, errw)
+}
+
+// buildPlan validates everything and expands the sweep; it touches no file.
+func buildPlan(spec *workload.Spec, c *common, params map[string]*string, command string) (*plan, error) {
+	m, dbPath, err := c.matrix()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := c.targetList()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkPaths(dbPath); err != nil {
+		return nil, err
+	}
+	// Workload parameters that take lists are sweep axes too.
+	paramPoints := []map[string]string{{}}
+	for _, ps := range spec.Params {
+		raw := *params[ps.Name]
+		vals := []string{raw}
+		if ps.Sweep && strings.Contains(raw, ",") {
+			vals = strings.Split(raw, ",")
+		}
+		var next []map[string]string
+		for _, pp := range paramPoints {
+			for _, v := range vals {
+				c := map[string]string{}
+				for k, x := range pp {
+					c[k] = x
+				}
+				c[ps.Name] = strings.TrimSpace(v)
+				next = append(next, c)
+			}
+		}
+		paramPoints = next
+	}
+	p := &plan{sweepID: newID(), c: c}
+	for _, t := range ts {
+		for _, pp := range paramPoints {
+			for _, s := range m.Points() {
+				if err := s.Validate(); err != nil {
+					return nil, usageError{err.Error()}
+				}
+				w, err := spec.New(pp, s)
+				if err != nil {
+					return nil, usageError{err.Error()}
+				}
+				label := spec.Name + " " + t.Name()
+				if vary := varyingLabel(m, s, spec, pp, paramPoints); vary != "" {
+					label += " " + vary
+				}
+				p.specs = append(p.specs, runner.Spec{
+					RunID: fmt.Sprintf("%s.%d", p.sweepID, len(p.specs)+1), SweepID: p.sweepID,
+					Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep,
+					Label: label, Command: command,
+				})
+			}
+		}
+	}
+	return p, nil
+}
+
+func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string) string {
+	var parts []string
+	if len(all) > 1 {
+		for _, ps := range spec.Params {
+			first := all[0][ps.Name]
+			for _, o := range all[1:] {
+				if o[ps.Name] != first {
+					parts = append(parts, ps.Name+"="+pp[ps.Name])
+					break
+				}
+			}
+		}
+	}
+	for _, k := range m.Varying() {
+		parts = append(parts, k+"="+s.Get(k))
+	}
+	return strings.Join(parts, " ")
+}
+
+func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			fmt.Fprintf(out, "NAME\n    litebench run - run a workload\n\nSYNOPSIS\n    litebench run WORKLOAD [flags]\n\nWORKLOADS\n")
+			for _, n := range workload.Names() {
+				sp, _ := workload.Get(n)
+				fmt.Fprintf(out, "    %-10s %s\n", n, sp.Summary)
+			}
+			fmt.Fprintf(out, "\n'litebench run WORKLOAD --help' lists its flags.\n")
+			return flag.ErrHelp
+		}
+		return usagef("run: name a workload (%s)", strings.Join(workload.Names(), ", "))
+	}
+	return runWorkload(ctx, args[0], args[1:], out, errw)
+}
+
+func versionString() string {
+	r := runner.Fingerprint(nopTarget{}, "", "")
+	return r.Litebench + " (" + r.GoVersion + ")"
+}
+
+type nopTarget struct{ target.Target }
+
+func (nopTarget) Name() string   { return "" }
+func (nopTarget) API() string    { return "" }
+func (nopTarget) Module() string { return "" }

@@ -1,0 +1,320 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"litebench/internal/report"
+	"litebench/internal/results"
+	"litebench/internal/runner"
+	"litebench/internal/settings"
+	"litebench/internal/workload"
+)
+
+type suiteDef struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, s *suiteRun) error
+}
+
+var suites []suiteDef
+
+func init() {
+	suites = []suiteDef{
+		{"quick", "a newcomer's first answers in about a minute: seed 002's tuning ladder, seed 000's batch-size and prepared-vs-not tables, a verified scan", suiteQuick},
+	}
+}
+
+// suiteRun carries a suite's flags and collects its runs.
+type suiteRun struct {
+	c     *common
+	scale float64
+	out   io.Writer
+	errw  io.Writer
+	p     *plan
+	all   []*results.Result
+}
+
+func (s *suiteRun) rows(n int64) string {
+	v := int64(float64(n) * s.scale)
+	if v < 10 {
+		v = 10
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// step is one run of a suite: a workload, its parameters and the settings
+// that differ from the defaults.
+type step struct {
+	label    string
+	workload string
+	params   map[string]string
+	set      map[string]string
+}
+
+// runSteps runs steps on every target and returns results in step order
+// per target.
+func (s *suiteRun) runSteps(ctx context.Context, section string, steps []step) ([]*results.Result, error) {
+	ts, err := s.c.targetList()
+	if err != nil {
+		return nil, err
+	}
+	var specs []runner.Spec
+	for _, t := range ts {
+		for _, st := range steps {
+			wsp, err := workload.Get(st.workload)
+			if err != nil {
+				return nil, err
+			}
+			params := map[string]string{}
+			for _, p := range wsp.Params {
+				params[p.Name] = p.Default
+			}
+			for k, v := range st.params {
+				params[k] = v
+			}
+			set := settings.Default()
+			for k, v := range st.set {
+				if err := set.Set(k, v); err != nil {
+					return nil, err
+				}
+			}
+			w, err := wsp.New(params, set)
+			if err != nil {
+				return nil, usageError{err.Error()}
+			}
+			specs = append(specs, runner.Spec{
+				RunID:    fmt.Sprintf("%s.%d", s.p.sweepID, len(s.all)+len(specs)+1),
+				SweepID:  s.p.sweepID,
+				Workload: w, Target: t, Settings: set, Dir: s.p.dir,
+				Label:   fmt.Sprintf("%s: %s (%s)", section, st.label, t.Name()),
+				Command: "litebench suite quick",
+			})
+		}
+	}
+	s.p.specs = specs
+	rs, err := s.p.execute(ctx, s.out, s.errw)
+	s.all = append(s.all, rs...)
+	if err != nil {
+		return rs, err
+	}
+	if len(rs) < len(specs) || (len(rs) > 0 && rs[len(rs)-1].Status == results.StatusInterrupted) {
+		return rs, errInterrupted
+	}
+	return rs, nil
+}
+
+func cmdSuite(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := func(w io.Writer) {
+		var b strings.Builder
+		b.WriteString(`NAME
+    litebench suite - run a built-in suite of sweeps
+
+SYNOPSIS
+    litebench suite NAME [--target LIST] [--scale F] [output flags]
+
+SUITES
+`)
+		for _, s := range suites {
+			fmt.Fprintf(&b, "    %-8s %s\n", s.name, s.summary)
+		}
+		b.WriteString(`
+FLAGS
+    --target LIST   targets to run every section on (default mattn)
+    --scale F       multiply every row count by F (default 1)
+    --dir, --keep, --store, --no-store, --format, --progress as for 'litebench insert'
+
+Every run is stored; 'litebench show --last' prints the suite again.
+`)
+		io.WriteString(w, b.String())
+	}
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	scale := fs.Float64("scale", 1, "multiply row counts")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if name == "" {
+		name = fs.Arg(0)
+	}
+	var def *suiteDef
+	for i := range suites {
+		if suites[i].name == name {
+			def = &suites[i]
+		}
+	}
+	if def == nil {
+		var names []string
+		for _, s := range suites {
+			names = append(names, s.name)
+		}
+		if name == "" {
+			return usagef("suite: name a suite (%s); see 'litebench list suites'", strings.Join(names, ", "))
+		}
+		return usagef("suite: unknown suite %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	if *scale <= 0 {
+		return usagef("--scale %v: want a positive number", *scale)
+	}
+	for k, v := range c.settings {
+		if *v != "" {
+			return usagef("suite: --%s is set by the suite itself; run 'litebench insert --%s ...' for your own sweep", k, k)
+		}
+	}
+	if c.db != "" {
+		return usagef("suite: --db is not used by suites; use --dir to choose where bench files go")
+	}
+	if _, err := c.targetList(); err != nil {
+		return err
+	}
+	if err := c.checkPaths(""); err != nil {
+		return err
+	}
+	p := &plan{sweepID: newID(), c: &c}
+	if err := p.open(); err != nil {
+		return err
+	}
+	defer p.close()
+	s := &suiteRun{c: &c, scale: *scale, out: out, errw: errw, p: p}
+	err := def.run(ctx, s)
+	if p.store != nil && len(s.all) > 0 {
+		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(s.all), p.sweepID, p.store.Path(), p.sweepID)
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range s.all {
+		if r.Status == results.StatusFailed {
+			return errFailed
+		}
+	}
+	return nil
+}
+
+func (s *suiteRun) emit(t *report.Table, rs []*results.Result) error {
+	switch s.c.format {
+	case "json":
+		return nil // already streamed run by run
+	case "benchfmt":
+		return report.WriteBenchfmt(s.out, rs)
+	}
+	return t.Render(s.out, s.c.format)
+}
+
+func suiteQuick(ctx context.Context, s *suiteRun) error {
+	// 1. Seed 002: from the driver's defaults to a tuned configuration, one
+	// change per row, on seed 002's users table.
+	ladder := []step{
+		{"driver defaults", "insert", map[string]string{"schema": "users", "rows": s.rows(1000)}, map[string]string{"prepared": "false", "batch": "1"}},
+		{"+ journal_mode=WAL", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1", "journal": "wal"}},
+		{"+ synchronous=NORMAL", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1", "journal": "wal", "sync": "normal"}},
+		{"+ prepared statements", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1", "journal": "wal", "sync": "normal"}},
+		{"+ 1000-row transactions", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1000", "journal": "wal", "sync": "normal"}},
+	}
+	rs, err := s.runSteps(ctx, "ladder", ladder)
+	if len(rs) > 0 {
+		t := &report.Table{Title: "Seed 002 ladder: insert into users, one change per row",
+			Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "insert p50 µs", "insert p99 µs", "errors"},
+			Right:   []bool{false, false, true, true, true, true, true, false}}
+		for i, r := range rs {
+			up := "-"
+			if i%len(ladder) > 0 && rs[i-1].RowsPerSecond > 0 {
+				up = fmt.Sprintf("×%.1f", r.RowsPerSecond/rs[i-1].RowsPerSecond)
+			}
+			p50, p99 := opLat(r, "insert")
+			t.Rows = append(t.Rows, []string{r.Target, ladder[i%len(ladder)].label, strconv.FormatInt(r.Rows, 10),
+				report.Num(r.RowsPerSecond), up, p50, p99, report.ErrorCell(r.ErrorTotals())})
+		}
+		t.Notes = append(t.Notes, "journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
+		if err := s.emit(t, rs); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+
+	// 2. Seed 000: rows per multi-row INSERT statement (each its own
+	// transaction), prepared.
+	var batch []step
+	for _, b := range []string{"10", "100", "500", "1000"} {
+		batch = append(batch, step{"rows-per-stmt " + b, "insert", map[string]string{"schema": "bench", "rows": s.rows(10000)},
+			map[string]string{"rows-per-stmt": b, "batch": "1", "prepared": "true"}})
+	}
+	rs, err = s.runSteps(ctx, "batch size", batch)
+	if len(rs) > 0 {
+		t := &report.Table{Title: "Seed 000: rows per INSERT statement (prepared, each statement its own transaction)",
+			Headers: []string{"target", "batchSize", "rows", "cost", "records/s"},
+			Right:   []bool{false, true, true, true, true}}
+		for _, r := range rs {
+			t.Rows = append(t.Rows, []string{r.Target, r.Settings["rows-per-stmt"], strconv.FormatInt(r.Rows, 10),
+				fmt.Sprintf("%.0fms", r.Elapsed*1000), report.Num(r.RowsPerSecond)})
+		}
+		if err := s.emit(t, rs); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+
+	// 3. Seed 000: prepared vs not.
+	prep := []step{
+		{"prepared", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1000"}},
+		{"non", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1000"}},
+	}
+	rs, err = s.runSteps(ctx, "prepared", prep)
+	if len(rs) > 0 {
+		t := &report.Table{Title: "Seed 000: prepared vs ad hoc statements (1000-row transactions)",
+			Headers: []string{"target", "mode", "rows", "records/s", "insert p50 µs"},
+			Right:   []bool{false, false, true, true, true}}
+		for i, r := range rs {
+			p50, _ := opLat(r, "insert")
+			t.Rows = append(t.Rows, []string{r.Target, prep[i%len(prep)].label, strconv.FormatInt(r.Rows, 10), report.Num(r.RowsPerSecond), p50})
+		}
+		if err := s.emit(t, rs); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+
+	// 4. Seed 000: read every row and verify its hash.
+	rs, err = s.runSteps(ctx, "scan", []step{{"verified scan", "scan", map[string]string{"rows": s.rows(300000)}, nil}})
+	if len(rs) > 0 {
+		t := &report.Table{Title: "Seed 000: full scan, every row re-hashed and verified",
+			Headers: []string{"target", "rows", "query returned", "first row", "µs/row", "rows/s", "verified"},
+			Right:   []bool{false, true, true, true, true, true, false}}
+		for _, r := range rs {
+			v := "yes"
+			if r.Status != results.StatusOK {
+				v = "NO: " + r.Error
+			}
+			t.Rows = append(t.Rows, []string{r.Target, strconv.FormatInt(r.Rows, 10),
+				fmt.Sprintf("%sµs", report.Num(r.Extra["time_to_query_us"])), fmt.Sprintf("%sµs", report.Num(r.Extra["first_row_us"])),
+				report.Num(r.Extra["us_per_row"]), report.Num(r.RowsPerSecond), v})
+		}
+		if err := s.emit(t, rs); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func opLat(r *results.Result, op string) (string, string) {
+	o := r.Op(op)
+	if o == nil || o.Count == 0 {
+		return "-", "-"
+	}
+	return report.Num(o.Service["p50"]), report.Num(o.Service["p99"])
+}

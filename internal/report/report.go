@@ -1,0 +1,380 @@
+// Package report renders results. Renderers are pure functions of results:
+// they know nothing of targets, workloads or the runner.
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"litebench/internal/results"
+)
+
+// Formats lists the output formats.
+var Formats = []string{"table", "markdown", "csv", "json", "benchfmt"}
+
+// CheckFormat validates a --format value.
+func CheckFormat(f string) error {
+	for _, x := range Formats {
+		if f == x {
+			return nil
+		}
+	}
+	return fmt.Errorf("--format %q: want one of %s", f, strings.Join(Formats, ", "))
+}
+
+// Table is a titled grid of cells; Right marks numeric columns.
+type Table struct {
+	Title   string
+	Headers []string
+	Right   []bool
+	Rows    [][]string
+	Notes   []string
+}
+
+// Render writes t as text, markdown or csv.
+func (t *Table) Render(w io.Writer, format string) error {
+	switch format {
+	case "markdown":
+		return t.markdown(w)
+	case "csv":
+		return t.csv(w)
+	default:
+		return t.text(w)
+	}
+}
+
+func (t *Table) widths() []int {
+	wd := make([]int, len(t.Headers))
+	for i, h := range t.Headers {
+		wd[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			if n := utf8.RuneCountInString(c); i < len(wd) && n > wd[i] {
+				wd[i] = n
+			}
+		}
+	}
+	return wd
+}
+
+func pad(s string, w int, right bool) string {
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", n) + s
+	}
+	return s + strings.Repeat(" ", n)
+}
+
+func (t *Table) right(i int) bool { return i < len(t.Right) && t.Right[i] }
+
+func (t *Table) text(w io.Writer) error {
+	wd := t.widths()
+	var b strings.Builder
+	if t.Title != "" {
+		b.WriteString(t.Title + "\n")
+	}
+	line := func(cells []string) {
+		for i := range t.Headers {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(pad(c, wd[i], t.right(i)))
+		}
+		trimmed := strings.TrimRight(b.String(), " ")
+		b.Reset()
+		b.WriteString(trimmed + "\n")
+	}
+	line(t.Headers)
+	sep := make([]string, len(t.Headers))
+	for i := range sep {
+		sep[i] = strings.Repeat("-", wd[i])
+	}
+	line(sep)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	for _, n := range t.Notes {
+		b.WriteString("  " + n + "\n")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func (t *Table) markdown(w io.Writer) error {
+	var b strings.Builder
+	if t.Title != "" {
+		b.WriteString("### " + t.Title + "\n\n")
+	}
+	row := func(cells []string) {
+		b.WriteString("|")
+		for i := range t.Headers {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			b.WriteString(" " + mdEscape(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	row(t.Headers)
+	b.WriteString("|")
+	for i := range t.Headers {
+		if t.right(i) {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		row(r)
+	}
+	for _, n := range t.Notes {
+		b.WriteString("\n> " + n + "\n")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (t *Table) csv(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Headers); err != nil {
+		return err
+	}
+	for _, r := range t.Rows {
+		if err := cw.Write(r); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Num formats a figure with at most 3 significant decimals for small
+// values and none for large ones.
+func Num(f float64) string {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return "-"
+	case f == 0:
+		return "0"
+	case math.Abs(f) >= 1000:
+		return strconv.FormatFloat(math.Round(f), 'f', 0, 64)
+	case math.Abs(f) >= 100:
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	case math.Abs(f) >= 1:
+		return strconv.FormatFloat(f, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(f, 'f', 3, 64)
+	}
+}
+
+// MainOp is the op a result's summary columns describe: the first op with
+// successful operations.
+func MainOp(r *results.Result) *results.Op {
+	for i := range r.Ops {
+		if r.Ops[i].Count > 0 {
+			return &r.Ops[i]
+		}
+	}
+	if len(r.Ops) > 0 {
+		return &r.Ops[0]
+	}
+	return nil
+}
+
+// ErrorCell renders error counts like "busy=3 locked=1", or "0".
+func ErrorCell(m map[string]int64) string {
+	var parts []string
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, " ")
+}
+
+// extras shown as columns when any result has them, in this order.
+var extraCols = []struct{ key, head string }{
+	{"time_to_query_us", "query returned µs"},
+	{"first_row_us", "first row µs"},
+	{"us_per_row", "µs/row"},
+	{"vacuum_seconds", "vacuum s"},
+}
+
+// SettingOrder is the display order of setting keys; the CLI sets it from
+// the settings package so that this package depends on results only.
+var SettingOrder []string
+
+// Summary builds the one-row-per-run table: identifying columns (target,
+// and every setting or parameter that varies), then the figures.
+func Summary(rs []*results.Result) *Table {
+	t := &Table{}
+	keys := results.VaryingKeys(rs, SettingOrder)
+	params := results.VaryingParams(rs)
+	t.Headers = append(t.Headers, "workload", "target")
+	t.Right = append(t.Right, false, false)
+	for _, p := range params {
+		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
+	}
+	for _, k := range keys {
+		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
+	}
+	t.Headers = append(t.Headers, "status", "rows", "seconds", "rows/s", "op", "p50 µs", "p99 µs", "max µs", "errors", "retries")
+	t.Right = append(t.Right, false, true, true, true, false, true, true, true, false, true)
+	var extras []int
+	for i, e := range extraCols {
+		for _, r := range rs {
+			if _, ok := r.Extra[e.key]; ok {
+				extras = append(extras, i)
+				t.Headers, t.Right = append(t.Headers, e.head), append(t.Right, true)
+				break
+			}
+		}
+	}
+	for _, r := range rs {
+		row := []string{r.Workload, r.Target}
+		for _, p := range params {
+			row = append(row, r.Params[p])
+		}
+		for _, k := range keys {
+			row = append(row, r.Settings[k])
+		}
+		op := MainOp(r)
+		opName, p50, p99, max := "-", "-", "-", "-"
+		if op != nil && op.Count > 0 {
+			l := op.Service
+			if op.Response != nil {
+				l = op.Response
+			}
+			opName, p50, p99, max = op.Name, Num(l["p50"]), Num(l["p99"]), Num(l["max"])
+		}
+		row = append(row, r.Status, strconv.FormatInt(r.Rows, 10), Num(r.Elapsed), Num(r.RowsPerSecond),
+			opName, p50, p99, max, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10))
+		for _, i := range extras {
+			if v, ok := r.Extra[extraCols[i].key]; ok {
+				row = append(row, Num(v))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		t.Rows = append(t.Rows, row)
+		for _, n := range r.Notes {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", r.RunID, n))
+		}
+		if r.Error != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s failed: %s", r.RunID, r.Error))
+		}
+	}
+	return t
+}
+
+// Operations builds the one-row-per-(run, op kind) latency table.
+func Operations(rs []*results.Result) *Table {
+	keys := results.VaryingKeys(rs, SettingOrder)
+	params := results.VaryingParams(rs)
+	t := &Table{Title: "Latency per operation (µs; service time, or response time under a target rate)"}
+	t.Headers = append(t.Headers, "target")
+	t.Right = append(t.Right, false)
+	for _, p := range params {
+		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
+	}
+	for _, k := range keys {
+		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
+	}
+	t.Headers = append(t.Headers, "op", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "errors", "retries")
+	t.Right = append(t.Right, false, true, true, true, true, true, true, true, false, true)
+	for _, r := range rs {
+		for _, op := range r.Ops {
+			row := []string{r.Target}
+			for _, p := range params {
+				row = append(row, r.Params[p])
+			}
+			for _, k := range keys {
+				row = append(row, r.Settings[k])
+			}
+			l := op.Service
+			if op.Response != nil {
+				l = op.Response
+			}
+			row = append(row, op.Name, strconv.FormatInt(op.Count, 10), Num(l["mean"]), Num(l["p50"]), Num(l["p90"]),
+				Num(l["p99"]), Num(l["p999"]), Num(l["max"]), ErrorCell(op.Errors), strconv.FormatInt(op.Retries, 10))
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// Write renders rs in format: tables (summary, then per-op latency when it
+// adds information), JSON lines, or Go benchmark format.
+func Write(w io.Writer, rs []*results.Result, format string) error {
+	switch format {
+	case "json":
+		for _, r := range rs {
+			if err := WriteJSON(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "benchfmt":
+		return WriteBenchfmt(w, rs)
+	}
+	if err := Summary(rs).Render(w, format); err != nil {
+		return err
+	}
+	if format == "csv" {
+		return nil
+	}
+	multi := false
+	for _, r := range rs {
+		n := 0
+		for _, o := range r.Ops {
+			if o.Count > 0 {
+				n++
+			}
+		}
+		if n > 1 {
+			multi = true
+		}
+	}
+	if multi {
+		return Operations(rs).Render(w, format)
+	}
+	return nil
+}
+
+// WriteJSON writes r as one JSON line.
+func WriteJSON(w io.Writer, r *results.Result) error {
+	b, err := results.MarshalJSONLine(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
