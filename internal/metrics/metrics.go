@@ -136,7 +136,7 @@ func trimFloat(f float64) string {
 	if f == math.Trunc(f) {
 		return itoa(int64(f))
 	}
-	return itoa(int64(f*10)) // not used for the fixed list beyond 99.9
+	return itoa(int64(f * 10)) // not used for the fixed list beyond 99.9
 }
 
 func itoa(n int64) string {

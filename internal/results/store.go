@@ -84,7 +84,7 @@ var storeDriver = &sqlite3.SQLiteDriver{}
 type connector struct{ dsn string }
 
 func (c connector) Connect(context.Context) (driver.Conn, error) { return storeDriver.Open(c.dsn) }
-func (c connector) Driver() driver.Driver                         { return storeDriver }
+func (c connector) Driver() driver.Driver                        { return storeDriver }
 
 // OpenStore opens (creating if needed) the store at path. It refuses a file
 // that is not a litebench store.

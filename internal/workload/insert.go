@@ -187,10 +187,10 @@ func Load(ctx context.Context, env *Env, ls LoadSpec) error {
 }
 
 type inserter struct {
-	env   *Env
-	ls    LoadSpec
-	rec   *metrics.Recorder
-	src   *Source
+	env     *Env
+	ls      LoadSpec
+	rec     *metrics.Recorder
+	src     *Source
 	stmts   map[int]target.Stmt // prepared, by rows per statement
 	txStmts map[int]target.Stmt // the same, bound to the current transaction
 	sqls    map[int]string
