@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"litebench/internal/results"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+// fake is a target whose statements do nothing but count; it tests the
+// runner, not SQLite.
+type fake struct {
+	execs atomic.Int64
+	delay time.Duration
+}
+
+func (f *fake) Name() string                                            { return "fake" }
+func (f *fake) API() string                                             { return "direct" }
+func (f *fake) Module() string                                          { return "test" }
+func (f *fake) SQLiteVersion() (string, error)                          { return "0", nil }
+func (f *fake) Code(error) int                                          { return 0 }
+func (f *fake) Open(context.Context, target.Options) (target.DB, error) { return fakeDB{f}, nil }
+
+type fakeDB struct{ f *fake }
+
+func (d fakeDB) Exec(ctx context.Context, q string, args ...any) error {
+	d.f.execs.Add(1)
+	if d.f.delay > 0 {
+		time.Sleep(d.f.delay)
+	}
+	return nil
+}
+func (d fakeDB) Query(context.Context, string, []any, func(target.Row) error) error { return nil }
+func (d fakeDB) Prepare(context.Context, string) (target.Stmt, error)               { return fakeStmt{d}, nil }
+func (d fakeDB) Begin(context.Context) (target.Tx, error)                           { return fakeTx{d}, nil }
+func (d fakeDB) OpenedConns() int64                                                 { return 1 }
+func (d fakeDB) Close() error                                                       { return nil }
+
+type fakeStmt struct{ d fakeDB }
+
+func (s fakeStmt) Exec(ctx context.Context, args ...any) error { return s.d.Exec(ctx, "", args...) }
+func (s fakeStmt) Query(context.Context, []any, func(target.Row) error) error {
+	return nil
+}
+func (s fakeStmt) Close() error { return nil }
+
+type fakeTx struct{ d fakeDB }
+
+func (t fakeTx) Exec(ctx context.Context, q string, args ...any) error {
+	return t.d.Exec(ctx, q, args...)
+}
+func (t fakeTx) Query(context.Context, string, []any, func(target.Row) error) error {
+	return nil
+}
+func (t fakeTx) Stmt(s target.Stmt) target.Stmt { return s }
+func (t fakeTx) Commit() error                  { return nil }
+func (t fakeTx) Rollback() error                { return nil }
+
+func insertSpec(t *testing.T, f *fake, rows, workers string) Spec {
+	sp, _ := workload.Get("insert")
+	s := settings.Default()
+	s.Set("memory", "true")
+	s.Set("batch", "100")
+	w, err := sp.New(map[string]string{"rows": rows, "schema": "bench", "workers": workers, "seed": "1", "vacuum": "false"}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Spec{RunID: "t", Workload: w, Target: f, Settings: s, Dir: t.TempDir()}
+}
+
+func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
+	f := &fake{}
+	r := Run(context.Background(), insertSpec(t, f, "10000", "4"))
+	if r.Status != results.StatusOK {
+		t.Fatalf("status %s: %s", r.Status, r.Error)
+	}
+	if r.Rows != 10000 {
+		t.Errorf("rows %d", r.Rows)
+	}
+	ins := r.Op("insert")
+	if ins == nil || ins.Count != 10000 || ins.Service["count"] != 10000 {
+		t.Fatalf("insert op %+v", ins)
+	}
+	if c := r.Op("commit"); c == nil || c.Count != 100 {
+		t.Errorf("commit op %+v", c)
+	}
+	if r.RowsPerSecond <= 0 || r.Elapsed <= 0 {
+		t.Errorf("rate %v elapsed %v", r.RowsPerSecond, r.Elapsed)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	f := &fake{delay: time.Millisecond}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	r := Run(ctx, insertSpec(t, f, "1000000", "2"))
+	if r.Status != results.StatusInterrupted {
+		t.Fatalf("status %s (%s)", r.Status, r.Error)
+	}
+	if r.Rows == 0 || r.Rows >= 1000000 {
+		t.Errorf("partial rows %d", r.Rows)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	got := ProgressLine("[1/2] insert", 845999, 10000000, 2*time.Second)
+	want := "[1/2] insert  845999/10000000 (  8.46%) in 2s, avg 2.364µs/row, 423000 rows/s"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

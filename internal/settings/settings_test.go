@@ -1,0 +1,148 @@
+package settings
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSetCanonicalises(t *testing.T) {
+	s := Default()
+	for _, c := range []struct{ key, in, want string }{
+		{"journal", "WAL", "wal"},
+		{"sync", "0", "off"},
+		{"sync", "NORMAL", "normal"},
+		{"busy-timeout", "10000", "10000"},
+		{"batch", "1k", "1000"},
+		{"prepared", "yes", "true"},
+		{"busy-retry", "3", "3"},
+		{"busy-retry", "forever", "until"},
+		{"page-size", "8192", "8192"},
+	} {
+		if err := s.Set(c.key, c.in); err != nil {
+			t.Fatalf("Set(%s, %s): %v", c.key, c.in, err)
+		}
+		if got := s.Get(c.key); got != c.want {
+			t.Errorf("Set(%s, %s) = %s, want %s", c.key, c.in, got, c.want)
+		}
+	}
+}
+
+func TestSetRejects(t *testing.T) {
+	for _, c := range []struct{ key, in, msg string }{
+		{"journal", "fast", "want one of"},
+		{"batch", "0", "at least 1"},
+		{"sync", "4", "want default"},
+		{"page-size", "1000", "power of two"},
+		{"pool", "-1", "between"},
+		{"nosuch", "1", "unknown setting"},
+	} {
+		err := Default().Set(c.key, c.in)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("Set(%s, %s) = %v, want error containing %q", c.key, c.in, err, c.msg)
+		}
+	}
+}
+
+func TestMatrixCartesianProduct(t *testing.T) {
+	m := NewMatrix()
+	if err := m.SetList("journal", "delete,wal"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetList("batch", "10,100,1000"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetList("sync", "off"); err != nil {
+		t.Fatal(err)
+	}
+	pts := m.Points()
+	if len(pts) != 6 || m.Size() != 6 {
+		t.Fatalf("got %d points, want 6", len(pts))
+	}
+	seen := map[string]bool{}
+	for _, p := range pts {
+		if p.Get("sync") != "off" {
+			t.Errorf("base setting lost: sync=%s", p.Get("sync"))
+		}
+		seen[p.Get("journal")+"/"+p.Get("batch")] = true
+	}
+	if len(seen) != 6 {
+		t.Errorf("points not distinct: %v", seen)
+	}
+	if pts[0].Get("journal") != "delete" || pts[0].Get("batch") != "10" || pts[1].Get("batch") != "100" {
+		t.Errorf("first axis must be outermost: %v %v", pts[0].Map(), pts[1].Map())
+	}
+	if got := m.Varying(); len(got) != 2 {
+		t.Errorf("Varying = %v", got)
+	}
+}
+
+func TestMatrixDeduplicatesAndValidatesLists(t *testing.T) {
+	m := NewMatrix()
+	if err := m.SetList("sync", "0,off,OFF"); err != nil {
+		t.Fatal(err)
+	}
+	if m.Size() != 1 || m.Base.Get("sync") != "off" {
+		t.Errorf("equal values must collapse: size %d sync %s", m.Size(), m.Base.Get("sync"))
+	}
+	if err := m.SetList("batch", "10,,20"); err == nil {
+		t.Error("empty list element accepted")
+	}
+	if err := m.SetList("batch", "10,x"); err == nil {
+		t.Error("bad list element accepted")
+	}
+}
+
+func TestApplyDSN(t *testing.T) {
+	m := NewMatrix()
+	d, err := m.ApplyDSN("a.db?_journal=wal&_sync=0&_busy_timeout=10000&cache=shared&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Path != "a.db" {
+		t.Errorf("path %q", d.Path)
+	}
+	want := map[string]string{"journal": "wal", "sync": "off", "busy-timeout": "10000", "shared-cache": "true", "tx": "immediate"}
+	for k, v := range want {
+		if got := m.Base.Get(k); got != v {
+			t.Errorf("%s = %s, want %s", k, got, v)
+		}
+	}
+	m = NewMatrix()
+	if _, err := m.ApplyDSN("file:x.db?mode=memory&_sync=1"); err != nil {
+		t.Fatal(err)
+	}
+	if m.Base.Get("memory") != "true" || m.Base.Get("sync") != "normal" {
+		t.Errorf("memory=%s sync=%s", m.Base.Get("memory"), m.Base.Get("sync"))
+	}
+	for _, bad := range []string{"a.db?_bogus=1", "a.db?_journal=fast", "?_sync=0", "a.db?mode=ro"} {
+		if _, err := NewMatrix().ApplyDSN(bad); err == nil {
+			t.Errorf("ApplyDSN(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPragmasOrder(t *testing.T) {
+	s := Default()
+	s.Set("page-size", "8192")
+	s.Set("journal", "wal")
+	s.Set("sync", "normal")
+	p := strings.Join(s.Pragmas(), ";")
+	if strings.Index(p, "page_size") > strings.Index(p, "journal_mode") {
+		t.Errorf("page_size must come before journal_mode: %s", p)
+	}
+	if !strings.Contains(p, "synchronous = normal") || !strings.Contains(p, "busy_timeout = 5000") {
+		t.Errorf("pragmas %s", p)
+	}
+	if strings.Contains(strings.Join(Default().Pragmas(), ";"), "journal_mode") {
+		t.Error("default journal must leave the driver's default alone")
+	}
+}
+
+func TestValidateMemoryWAL(t *testing.T) {
+	s := Default()
+	s.Set("memory", "true")
+	s.Set("journal", "wal")
+	if s.Validate() == nil {
+		t.Error("memory + wal accepted")
+	}
+}
