@@ -16,7 +16,7 @@ func sample(id string) *Result {
 		Settings: map[string]string{"journal": "wal", "batch": "1000"},
 		Params:   map[string]string{"rows": "1000", "schema": "bench"},
 		Status:   StatusOK, StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC),
-		Rows:     1000, Elapsed: 0.5, RowsPerSecond: 2000,
+		Rows: 1000, Elapsed: 0.5, RowsPerSecond: 2000,
 		Extra: map[string]float64{"db_bytes": 4096},
 		Ops: []Op{{Name: "insert", Count: 1000, Errors: map[string]int64{"busy": 2}, Retries: 3,
 			Service: Latency{"p50": 1.5, "p99": 9, "max": 12, "count": 1000}, Hist: "HISTFAAAA"}},

@@ -2,8 +2,8 @@ package workload
 
 import (
 	"context"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 )
 
