@@ -157,6 +157,21 @@ func TestSweepIsCartesianProduct(t *testing.T) {
 	}
 }
 
+func TestBareBoolSettingFlag(t *testing.T) {
+	o := run(t, context.Background(), "insert", "--prepared", "--batch", "50", "--rows", "100", "--no-store", "--format", "json", "--progress", "0")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	s := jsonLines(t, o.out)[0]["settings"].(map[string]any)
+	if s["prepared"] != "true" || s["batch"] != "50" {
+		t.Errorf("settings %v", s)
+	}
+	o = run(t, context.Background(), "insert", "--prepared=true,false", "--rows", "100", "--no-store", "--format", "json", "--progress", "0")
+	if o.code != 0 || len(jsonLines(t, o.out)) != 2 {
+		t.Errorf("--prepared=true,false: exit %d, %s", o.code, o.err)
+	}
+}
+
 func TestSeedDSNMapsOntoSettings(t *testing.T) {
 	dir := t.TempDir()
 	o := run(t, context.Background(), "insert", "--db", filepath.Join(dir, "a.db")+"?_journal=wal&_sync=0", "--rows", "100",

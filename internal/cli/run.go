@@ -45,9 +45,31 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
 	c.settings = map[string]*string{}
 	for _, sp := range settings.Specs {
-		c.settings[sp.Key] = fs.String(sp.Key, "", sp.Help+" (default "+sp.Default+"; comma list = sweep)")
+		v := new(string)
+		c.settings[sp.Key] = v
+		usage := sp.Help + " (default " + sp.Default + "; comma list = sweep)"
+		if sp.Default == "true" || sp.Default == "false" {
+			// Bare --prepared means true, as in the seeds; lists still work
+			// as --prepared=true,false.
+			fs.Var(boolList{v}, sp.Key, usage)
+		} else {
+			fs.StringVar(v, sp.Key, "", usage)
+		}
 	}
 }
+
+// boolList is a setting flag that may stand alone (meaning true) or carry
+// a value or comma list after '='.
+type boolList struct{ v *string }
+
+func (b boolList) String() string {
+	if b.v == nil {
+		return ""
+	}
+	return *b.v
+}
+func (b boolList) Set(s string) error { *b.v = s; return nil }
+func (b boolList) IsBoolFlag() bool   { return true }
 
 // plan is a validated list of runs; building it touches nothing.
 type plan struct {
