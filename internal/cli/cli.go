@@ -159,29 +159,6 @@ EXIT STATUS
 	io.WriteString(w, b.String())
 }
 
-// newFlagSet returns a flag set that reports errors as usage errors and
-// prints help built by help().
-func newFlagSet(name string, errw io.Writer, help func(w io.Writer)) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() { help(errw) }
-	return fs
-}
-
-// parseFlags parses args; -h prints help to out and returns flag.ErrHelp.
-func parseFlags(fs *flag.FlagSet, args []string, out io.Writer) error {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(out)
-		fs.Usage()
-		return flag.ErrHelp
-	}
-	if err != nil {
-		return usagef("%s: %v (see 'litebench %s --help')", fs.Name(), err, fs.Name())
-	}
-	return nil
-}
-
 func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
 	fmt.Fprintln(out, "litebench", versionString())
 	return nil
