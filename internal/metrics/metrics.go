@@ -8,6 +8,8 @@ package metrics
 import (
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -121,44 +123,9 @@ func (r *Recorder) Count(op int) int64 { return r.recs[op].count }
 // Percentiles reported everywhere, in this order.
 var Percentiles = []float64{50, 75, 90, 95, 99, 99.9, 99.99}
 
-// PercentileKey names a percentile in JSON ("p50", "p99", "p999", "p9999").
+// PercentileKey names a percentile in JSON: "p50", "p99", "p999", "p9999".
 func PercentileKey(p float64) string {
-	switch p {
-	case 99.9:
-		return "p999"
-	case 99.99:
-		return "p9999"
-	}
-	return "p" + trimFloat(p)
-}
-
-func trimFloat(f float64) string {
-	if f == math.Trunc(f) {
-		return itoa(int64(f))
-	}
-	return itoa(int64(f * 10)) // not used for the fixed list beyond 99.9
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
+	return "p" + strings.ReplaceAll(strconv.FormatFloat(p, 'f', -1, 64), ".", "")
 }
 
 // Op is the merged result for one op kind.

@@ -174,26 +174,11 @@ func UnmarshalJSONLine(b []byte) (*Result, error) {
 // VaryingKeys returns the setting keys whose values differ among rs, in the
 // settings' display order given by order.
 func VaryingKeys(rs []*Result, order []string) []string {
-	var out []string
-	for _, k := range order {
-		first, varies := "", false
-		for i, r := range rs {
-			v := r.Settings[k]
-			if i == 0 {
-				first = v
-			} else if v != first {
-				varies = true
-				break
-			}
-		}
-		if varies {
-			out = append(out, k)
-		}
-	}
-	return out
+	return varying(rs, order, func(r *Result) map[string]string { return r.Settings })
 }
 
-// VaryingParams is VaryingKeys for workload params plus target and workload.
+// VaryingParams returns the workload parameters whose values differ among rs,
+// sorted by name.
 func VaryingParams(rs []*Result) []string {
 	keys := map[string]bool{}
 	for _, r := range rs {
@@ -201,25 +186,22 @@ func VaryingParams(rs []*Result) []string {
 			keys[k] = true
 		}
 	}
-	var sorted []string
+	sorted := make([]string, 0, len(keys))
 	for k := range keys {
 		sorted = append(sorted, k)
 	}
 	sort.Strings(sorted)
+	return varying(rs, sorted, func(r *Result) map[string]string { return r.Params })
+}
+
+func varying(rs []*Result, keys []string, of func(*Result) map[string]string) []string {
 	var out []string
-	for _, k := range sorted {
-		first, varies := "", false
-		for i, r := range rs {
-			v := r.Params[k]
-			if i == 0 {
-				first = v
-			} else if v != first {
-				varies = true
+	for _, k := range keys {
+		for _, r := range rs[min(1, len(rs)):] {
+			if of(r)[k] != of(rs[0])[k] {
+				out = append(out, k)
 				break
 			}
-		}
-		if varies {
-			out = append(out, k)
 		}
 	}
 	return out
