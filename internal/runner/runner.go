@@ -128,13 +128,16 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	stop()
 
-	r.Elapsed = end.Sub(start).Seconds()
+	r.Elapsed = (end.Sub(start) - env.Excluded).Seconds()
 	r.Rows = env.Done.Load()
 	if r.Elapsed > 0 {
 		r.RowsPerSecond = float64(r.Rows) / r.Elapsed
 	}
 	r.Ops = ToOps(metrics.Merge(sp.Workload.Ops(), env.Recorders))
 	r.Extra = map[string]float64{}
+	if env.Excluded > 0 {
+		r.Extra["generate_seconds"] = env.Excluded.Seconds()
+	}
 	for k, v := range env.Extra {
 		r.Extra[k] = v
 	}

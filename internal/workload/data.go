@@ -26,8 +26,9 @@ type Schema struct {
 	Create  []string
 	Table   string
 	Columns []string
-	// Row writes row i's values into dst (len(dst) == len(Columns)).
-	Row func(seed uint64, i int64, dst []any)
+	// Row writes row i's values into dst (len(dst) == len(Columns)),
+	// taking string space from a (which may be nil).
+	Row func(seed uint64, i int64, dst []any, a *Arena)
 }
 
 // Schemas by name.
@@ -37,9 +38,10 @@ var Schemas = map[string]*Schema{
 		Create:  []string{"CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"},
 		Table:   "bench",
 		Columns: []string{"ID", "rand", "hash"},
-		Row: func(seed uint64, i int64, dst []any) {
-			r, h := BenchValues(seed, i)
-			dst[0], dst[1], dst[2] = i, r, h
+		Row: func(seed uint64, i int64, dst []any, a *Arena) {
+			r, h := a.Bytes(16), a.Bytes(64)
+			benchInto(seed, i, r, h)
+			dst[0], dst[1], dst[2] = a.Int(i), a.Str(r), a.Str(h)
 		},
 	},
 	"users": {
@@ -50,7 +52,7 @@ var Schemas = map[string]*Schema{
 		},
 		Table:   "users",
 		Columns: []string{"id", "created_at", "username"},
-		Row: func(seed uint64, i int64, dst []any) {
+		Row: func(seed uint64, i int64, dst []any, a *Arena) {
 			dst[0] = uuidV4(mix(seed, uint64(i)), mix(seed^0xA5A5A5A5, uint64(i)))
 			dst[1] = baseTime.Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
 			dst[2] = "Someone"
@@ -64,7 +66,7 @@ var Schemas = map[string]*Schema{
 		},
 		Table:   "account",
 		Columns: []string{"id", "email", "name", "description", "created_at", "version"},
-		Row: func(seed uint64, i int64, dst []any) {
+		Row: func(seed uint64, i int64, dst []any, a *Arena) {
 			m := mix(seed, uint64(i))
 			dst[0] = i + 1
 			dst[1] = "user" + strconv.FormatInt(i+1, 10) + "@example.com"
@@ -79,7 +81,7 @@ var Schemas = map[string]*Schema{
 		Create:  []string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},
 		Table:   "pages",
 		Columns: []string{"id", "body"},
-		Row: func(seed uint64, i int64, dst []any) {
+		Row: func(seed uint64, i int64, dst []any, a *Arena) {
 			dst[0] = i + 1
 			dst[1] = Text(seed, i, PageBodySize)
 		},
@@ -96,13 +98,22 @@ var names = []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Fr
 // BenchValues returns row i's rand (8 random bytes, hex) and hash (SHA-256
 // of those bytes, hex), as seed 000 generates them.
 func BenchValues(seed uint64, i int64) (string, string) {
+	var r [16]byte
+	var h [64]byte
+	benchInto(seed, i, r[:], h[:])
+	return string(r[:]), string(h[:])
+}
+
+// benchInto writes BenchValues' hex into r (16 bytes) and h (64 bytes).
+func benchInto(seed uint64, i int64, r, h []byte) {
 	var b [8]byte
 	v := mix(seed, uint64(i))
 	for k := range b {
 		b[k] = byte(v >> (8 * k))
 	}
 	sum := sha256.Sum256(b[:])
-	return hex.EncodeToString(b[:]), hex.EncodeToString(sum[:])
+	hex.Encode(r, b[:])
+	hex.Encode(h, sum[:])
 }
 
 // CheckBench verifies a bench row the way seed 000's reader does: decode

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRowsAreDeterministic(t *testing.T) {
@@ -12,12 +13,12 @@ func TestRowsAreDeterministic(t *testing.T) {
 		a := make([]any, len(sc.Columns))
 		b := make([]any, len(sc.Columns))
 		for _, i := range []int64{0, 1, 999, 123456} {
-			sc.Row(7, i, a)
-			sc.Row(7, i, b)
+			sc.Row(7, i, a, nil)
+			sc.Row(7, i, b, nil)
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("%s row %d differs between calls", name, i)
 			}
-			sc.Row(8, i, b)
+			sc.Row(8, i, b, nil)
 			if reflect.DeepEqual(a, b) && name != "pages" {
 				t.Errorf("%s row %d identical for seeds 7 and 8", name, i)
 			}
@@ -44,7 +45,7 @@ func TestBenchValuesVerify(t *testing.T) {
 
 func TestPagesBodySize(t *testing.T) {
 	row := make([]any, 2)
-	Schemas["pages"].Row(1, 0, row)
+	Schemas["pages"].Row(1, 0, row, nil)
 	if n := len(row[1].(string)); n != PageBodySize {
 		t.Errorf("body %d bytes, want %d", n, PageBodySize)
 	}
@@ -58,7 +59,7 @@ func TestSourceMatchesRow(t *testing.T) {
 	want := func(i int64, n int) []any {
 		out := make([]any, n*w)
 		for k := 0; k < n; k++ {
-			sc.Row(3, i+int64(k), out[k*w:(k+1)*w])
+			sc.Row(3, i+int64(k), out[k*w:(k+1)*w], nil)
 		}
 		return out
 	}
@@ -68,10 +69,19 @@ func TestSourceMatchesRow(t *testing.T) {
 		i int64
 		n int
 	}{{100, 10}, {110, 1000}, {1110, 300}, {1410, 7}, {200, 50}, {1417, 2000}, {3417, 1583}}
-	for _, s := range steps {
+	for k, s := range steps {
 		got := append([]any(nil), src.Args(s.i, s.n)...)
 		if !reflect.DeepEqual(got, want(s.i, s.n)) {
 			t.Fatalf("Args(%d, %d) differs from Row", s.i, s.n)
+		}
+		if k == 5 {
+			// A straddling range's values must survive the generator
+			// reusing the chunks they came from.
+			src.Args(s.i+int64(s.n), 1000)
+			time.Sleep(10 * time.Millisecond)
+			if !reflect.DeepEqual(got, want(s.i, s.n)) {
+				t.Fatalf("Args(%d, %d) changed after the source moved on", s.i, s.n)
+			}
 		}
 	}
 }
@@ -88,8 +98,12 @@ func TestCheckRowsPerStmt(t *testing.T) {
 
 func BenchmarkBenchRow(b *testing.B) {
 	row := make([]any, 3)
+	var a Arena
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		Schemas["bench"].Row(1, int64(i), row)
+		if i%chunkRows == 0 {
+			a.Reset()
+		}
+		Schemas["bench"].Row(1, int64(i), row, &a)
 	}
 }

@@ -1,6 +1,10 @@
 package workload
 
-import "context"
+import (
+	"context"
+	"strings"
+	"time"
+)
 
 // chunkRows is how many rows a generator prepares at a time.
 const chunkRows = 1024
@@ -9,6 +13,7 @@ type chunk struct {
 	start int64
 	n     int
 	args  []any
+	arena Arena
 }
 
 // Source hands out the bound arguments for ranges of rows. Sequential
@@ -17,6 +22,8 @@ type chunk struct {
 // transaction, is generated inline. Buffers are recycled: memory stays flat
 // however many rows a run inserts.
 type Source struct {
+	inline  bool
+	gen     time.Duration
 	schema  *Schema
 	seed    uint64
 	ncols   int
@@ -53,8 +60,9 @@ func (s *Source) generate(ctx context.Context, from, to int64) {
 		}
 		n := int(min(int64(chunkRows), to-i))
 		c.start, c.n = i, n
+		c.arena.Reset()
 		for r := 0; r < n; r++ {
-			s.schema.Row(s.seed, i+int64(r), c.args[r*s.ncols:(r+1)*s.ncols])
+			s.schema.Row(s.seed, i+int64(r), c.args[r*s.ncols:(r+1)*s.ncols], &c.arena)
 		}
 		select {
 		case s.ch <- c:
@@ -63,6 +71,38 @@ func (s *Source) generate(ctx context.Context, from, to int64) {
 		}
 		i += int64(n)
 	}
+}
+
+// NewInlineSource is a Source that generates on the caller's goroutine, a
+// chunk at a time when Args first needs it, and adds the time that took to
+// Generated. Nothing runs beside the workload: on a small machine a
+// generator goroutine competes with the driver for a core (and for the
+// cache it shares), which slows the database calls themselves.
+func NewInlineSource(s *Schema, seed uint64, from, to int64) *Source {
+	return &Source{inline: true, schema: s, seed: seed, ncols: len(s.Columns), end: to, cancel: func() {}}
+}
+
+// Generated is how long an inline source has spent generating rows.
+func (s *Source) Generated() time.Duration { return s.gen }
+
+func (s *Source) fill(i int64, n int) {
+	t := time.Now()
+	c := s.cur
+	if c == nil {
+		c = &chunk{}
+		s.cur = c
+	}
+	rows := max(n, int(min(int64(chunkRows), s.end-i)))
+	if cap(c.args) < rows*s.ncols {
+		c.args = make([]any, rows*s.ncols)
+	}
+	c.args = c.args[:rows*s.ncols]
+	c.start, c.n = i, rows
+	c.arena.Reset()
+	for r := 0; r < rows; r++ {
+		s.schema.Row(s.seed, i+int64(r), c.args[r*s.ncols:(r+1)*s.ncols], &c.arena)
+	}
+	s.gen += time.Since(t)
 }
 
 // Close stops the generator.
@@ -85,6 +125,13 @@ func (s *Source) next() *chunk {
 // next call.
 func (s *Source) Args(i int64, n int) []any {
 	w := s.ncols
+	if s.inline {
+		if c := s.cur; c == nil || i < c.start || i+int64(n) > c.start+int64(c.n) {
+			s.fill(i, n)
+		}
+		off := int(i-s.cur.start) * w
+		return s.cur.args[off : off+n*w]
+	}
 	// Sequential access: move the pipeline forward to the chunk holding i.
 	for s.cur == nil || i >= s.cur.start+int64(s.cur.n) {
 		if s.next() == nil {
@@ -110,12 +157,19 @@ func (s *Source) Args(i int64, n int) []any {
 		}
 		take := int(min(int64(n-k), c.start+int64(c.n)-lo))
 		off := int(lo-c.start) * w
-		copy(buf[k*w:], c.args[off:off+take*w])
+		// The chunk goes back to the generator (and its arena is reused)
+		// before this call returns, so its strings are copied out.
+		for j, v := range c.args[off : off+take*w] {
+			if str, ok := v.(string); ok {
+				v = strings.Clone(str)
+			}
+			buf[k*w+j] = v
+		}
 		k += take
 	}
 	// Out of order (a retry) or past the stream: generate inline.
 	for ; k < n; k++ {
-		s.schema.Row(s.seed, i+int64(k), buf[k*w:(k+1)*w])
+		s.schema.Row(s.seed, i+int64(k), buf[k*w:(k+1)*w], nil)
 	}
 	return buf
 }

@@ -34,6 +34,10 @@ type Env struct {
 	// End, when set by the workload, ends the measured interval before
 	// work that must not count (e.g. a VACUUM after loading).
 	End time.Time
+	// Excluded is time inside the measured interval that is not the
+	// workload's (data generated inline between statements); the runner
+	// subtracts it from the elapsed time.
+	Excluded time.Duration
 }
 
 // NewRecorder returns a fresh recorder for a worker (call before starting

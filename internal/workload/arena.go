@@ -1,0 +1,109 @@
+package workload
+
+import "unsafe"
+
+// Arena hands out row values carved from large blocks, so a chunk of
+// generated rows costs a few allocations instead of several per row (string
+// bytes, and the boxes an interface needs for a string or an int64). The
+// values stay valid until Reset; the Source resets a chunk's arena only
+// after the chunk's rows have been inserted (drivers copy what they bind). A
+// nil *Arena allocates every value normally.
+type Arena struct {
+	bytes blocks[byte]
+	strs  blocks[string]
+	ints  blocks[int64]
+}
+
+// blocks is a bump allocator over fixed blocks: a block is never
+// reallocated, so pointers into it stay valid until reset.
+type blocks[T any] struct {
+	all [][]T
+	cur []T
+}
+
+func (b *blocks[T]) take(n, size int) []T {
+	if cap(b.cur)-len(b.cur) < n {
+		b.cur = make([]T, 0, max(size, n))
+		b.all = append(b.all, b.cur)
+	}
+	s := b.cur[len(b.cur) : len(b.cur)+n]
+	b.cur = b.cur[:len(b.cur)+n]
+	return s
+}
+
+func (b *blocks[T]) reset() {
+	switch len(b.all) {
+	case 0:
+		return
+	case 1:
+		b.cur = b.all[0][:0]
+		return
+	}
+	// Several blocks were needed: next time start with one that holds them
+	// all, so a steady workload stops allocating after its first chunk.
+	total := 0
+	for _, x := range b.all {
+		total += cap(x)
+	}
+	clear(b.all)
+	b.cur = make([]T, 0, total)
+	b.all = append(b.all[:0], b.cur)
+}
+
+// Bytes returns n writable bytes; pass them to Str once filled.
+func (a *Arena) Bytes(n int) []byte {
+	if a == nil {
+		return make([]byte, n)
+	}
+	return a.bytes.take(n, 64<<10)
+}
+
+// Str returns b (from Bytes) as a string in an interface, without copying
+// the bytes or allocating the string's box.
+func (a *Arena) Str(b []byte) any {
+	if a == nil {
+		return string(b)
+	}
+	p := &a.strs.take(1, 4096)[0]
+	*p = unsafe.String(unsafe.SliceData(b), len(b))
+	return box(stringType, unsafe.Pointer(p))
+}
+
+// Int returns v in an interface without allocating its box.
+func (a *Arena) Int(v int64) any {
+	if a == nil {
+		return v
+	}
+	p := &a.ints.take(1, 2048)[0]
+	*p = v
+	return box(int64Type, unsafe.Pointer(p))
+}
+
+// Reset makes the arena's space reusable; values handed out before must no
+// longer be in use.
+func (a *Arena) Reset() {
+	a.bytes.reset()
+	a.strs.reset()
+	a.ints.reset()
+}
+
+// eface is the layout of an empty interface: type word, data pointer.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+var (
+	stringType = typeOf("")
+	int64Type  = typeOf(int64(0))
+)
+
+func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+// box builds an interface of type typ whose value lives at data. The value
+// must not change while the interface is in use.
+func box(typ, data unsafe.Pointer) any {
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ, e.data = typ, data
+	return v
+}
