@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -56,6 +57,28 @@ type opRec struct {
 type Recorder struct {
 	ops  Ops
 	recs []opRec
+	// Live recorders also keep per-interval figures for time series; a
+	// sampler reads them under mu, which only this recorder's worker and
+	// the sampler ever take (never another worker).
+	mu sync.Mutex
+	iv []interval
+}
+
+// interval is what a live recorder saw since the last sample.
+type interval struct {
+	count int64
+	errs  int64
+	hist  *hdr.Histogram
+}
+
+// NewIntervalHistogram is the coarser histogram of one time-series sample:
+// 2 significant figures keep it small enough to swap every second.
+func NewIntervalHistogram() *hdr.Histogram { return hdr.New(lowest, highest, 2) }
+
+// Live makes r keep per-interval figures for Sample. Call it before the
+// recorder is used.
+func (r *Recorder) Live() {
+	r.iv = make([]interval, len(r.ops))
 }
 
 // NewRecorder returns a recorder for ops.
@@ -71,52 +94,109 @@ func (r *Recorder) rec(op int) *opRec {
 	return o
 }
 
-// Observe records one successful operation of kind op that took d.
-func (r *Recorder) Observe(op int, d time.Duration) {
-	o := r.rec(op)
-	o.count++
+func clamp(d time.Duration) int64 {
 	v := int64(d)
 	if v < lowest {
-		v = lowest
+		return lowest
 	} else if v > highest {
-		v = highest
+		return highest
 	}
-	o.service.RecordValue(v) //nolint:errcheck // clamped into range above
+	return v
 }
+
+// Observe records one successful operation of kind op that took d.
+func (r *Recorder) Observe(op int, d time.Duration) { r.ObserveN(op, 1, d) }
 
 // ObserveN records n operations (e.g. rows of a multi-row statement) that
 // together took d, as one latency sample and n in the count.
 func (r *Recorder) ObserveN(op int, n int64, d time.Duration) {
-	r.Observe(op, d)
-	r.recs[op].count += n - 1
+	if r.iv != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.live(op, n, d)
+	}
+	o := r.rec(op)
+	o.count += n
+	o.service.RecordValue(clamp(d)) //nolint:errcheck // clamped into range
+}
+
+// live adds to the current interval; the interval's latency is the one
+// users feel: response time in open loop, service time otherwise.
+func (r *Recorder) live(op int, n int64, d time.Duration) {
+	iv := &r.iv[op]
+	if iv.hist == nil {
+		iv.hist = NewIntervalHistogram()
+	}
+	iv.count += n
+	iv.hist.RecordValue(clamp(d)) //nolint:errcheck
 }
 
 // ObserveScheduled records an open-loop operation: service time from the
 // actual start, response time from the scheduled start.
 func (r *Recorder) ObserveScheduled(op int, service, response time.Duration, late bool) {
-	r.Observe(op, service)
-	o := &r.recs[op]
+	if r.iv != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.live(op, 1, response)
+	}
+	o := r.rec(op)
+	o.count++
+	o.service.RecordValue(clamp(service)) //nolint:errcheck
 	if o.response == nil {
 		o.response = NewHistogram()
 	}
-	v := int64(response)
-	if v < lowest {
-		v = lowest
-	} else if v > highest {
-		v = highest
-	}
-	o.response.RecordValue(v) //nolint:errcheck
+	o.response.RecordValue(clamp(response)) //nolint:errcheck
 	if late {
 		o.late++
 	}
 }
 
 // Error counts a failed operation of kind op.
-func (r *Recorder) Error(op int, kind string) { r.recs[op].errs[ErrKind(kind)]++ }
+func (r *Recorder) Error(op int, kind string) {
+	if r.iv != nil {
+		r.mu.Lock()
+		r.iv[op].errs++
+		r.mu.Unlock()
+	}
+	r.recs[op].errs[ErrKind(kind)]++
+}
 
 // Retry counts a retried operation of kind op.
 func (r *Recorder) Retry(op int) { r.recs[op].retries++ }
 
+// Sample is one time-series interval of one op kind, merged over workers.
+type Sample struct {
+	Count, Errors int64
+	Hist          *hdr.Histogram
+}
+
+// TakeInterval merges what the live recorders saw since the previous call
+// into one Sample per op kind and starts new intervals. Recorders that are
+// not live are skipped.
+func TakeInterval(ops Ops, recs []*Recorder) []Sample {
+	out := make([]Sample, len(ops))
+	for i := range out {
+		out[i].Hist = NewIntervalHistogram()
+	}
+	for _, r := range recs {
+		if r.iv == nil {
+			continue
+		}
+		r.mu.Lock()
+		for i := range r.iv {
+			iv := &r.iv[i]
+			out[i].Count += iv.count
+			out[i].Errors += iv.errs
+			if iv.hist != nil && iv.hist.TotalCount() > 0 {
+				out[i].Hist.Merge(iv.hist)
+				iv.hist.Reset()
+			}
+			iv.count, iv.errs = 0, 0
+		}
+		r.mu.Unlock()
+	}
+	return out
+}
 // Count returns how many successful operations of kind op were recorded.
 func (r *Recorder) Count(op int) int64 { return r.recs[op].count }
 

@@ -82,3 +82,19 @@ func BenchmarkObserve(b *testing.B) {
 		r.Observe(0, time.Duration(i&0xffff)*time.Nanosecond)
 	}
 }
+
+// Recording into a live recorder (time series on) from several workers at
+// once: each worker owns its recorder, so nothing is shared or allocated.
+func BenchmarkObserveScheduledLiveParallel(b *testing.B) {
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		r := NewRecorder(Ops{"read", "write"})
+		r.Live()
+		r.ObserveScheduled(0, time.Microsecond, time.Microsecond, false)
+		i := 0
+		for pb.Next() {
+			r.ObserveScheduled(i&1, time.Duration(i&0xffff), time.Duration(i&0xfffff), false)
+			i++
+		}
+	})
+}
