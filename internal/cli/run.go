@@ -31,7 +31,11 @@ type common struct {
 	noStore  bool
 	format   string
 	progress time.Duration
+	series   time.Duration
+	walWarn  string
 	settings map[string]*string
+	// defaults are the workload's own setting defaults.
+	defaults map[string]string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -43,6 +47,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
 	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
+	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
+	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
 	c.settings = map[string]*string{}
 	for _, sp := range settings.Specs {
 		v := new(string)
@@ -90,6 +96,11 @@ func newID() string {
 // matrix parses the settings flags (and a seed-style --db) into a matrix.
 func (c *common) matrix() (*settings.Matrix, string, error) {
 	m := settings.NewMatrix()
+	for k, v := range c.defaults {
+		if err := m.SetList(k, v); err != nil {
+			return nil, "", err
+		}
+	}
 	path := ""
 	if c.db != "" {
 		d, err := m.ApplyDSN(c.db)
@@ -136,6 +147,12 @@ func (c *common) checkPaths(dbPath string) error {
 	}
 	if c.progress < 0 {
 		return usagef("--progress %s: want a positive duration or 0", c.progress)
+	}
+	if c.series < 0 {
+		return usagef("--series %s: want a positive duration or 0", c.series)
+	}
+	if _, err := settings.ParseSize(c.walWarn); err != nil {
+		return usagef("--wal-warn %q: want a size such as 64MB, 1GB or 0", c.walWarn)
 	}
 	if dbPath != "" {
 		if err := results.CheckOwned(dbPath, results.BenchAppID); err != nil {
@@ -209,6 +226,8 @@ func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Res
 		if p.c.progress > 0 {
 			sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
 		}
+		sp.SeriesInterval = p.c.series
+		sp.WALWarn, _ = settings.ParseSize(p.c.walWarn)
 		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(p.specs), sp.Label)
 		fmt.Fprintf(errw, "%s ...\n", sp.Label)
 		r := runner.Run(ctx, *sp)
@@ -290,6 +309,10 @@ TARGET AND OUTPUT FLAGS
     --format F         table, markdown, csv, json (one object per run per
                        line), benchfmt (Go benchmark format, for benchstat)
     --progress D       progress interval on stderr, 0 for none (default 2s)
+    --series D         time-series sampling interval: per op kind ops/s and
+                       p99, database, WAL and shm sizes (default 1s; 0 none)
+    --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
+                       (default 64MB; 0 never)
 
 EXIT STATUS
     0 ok, 1 a run failed, 2 bad input (nothing touched), 130 interrupted.
@@ -340,6 +363,7 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 
 // buildPlan validates everything and expands the sweep; it touches no file.
 func buildPlan(spec *workload.Spec, c *common, params map[string]*string, command string) (*plan, error) {
+	c.defaults = spec.SettingDefaults
 	m, dbPath, err := c.matrix()
 	if err != nil {
 		return nil, err

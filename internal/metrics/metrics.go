@@ -28,7 +28,8 @@ const (
 func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 
 // Error kinds counted per op kind.
-var ErrorKinds = []string{"busy", "locked", "constraint", "interrupted", "other"}
+// "missing" is a read that found no row where one was expected.
+var ErrorKinds = []string{"busy", "locked", "constraint", "interrupted", "missing", "other"}
 
 // ErrKind indexes ErrorKinds.
 func ErrKind(name string) int {
@@ -47,7 +48,7 @@ type opRec struct {
 	service  *hdr.Histogram
 	response *hdr.Histogram // open loop only
 	count    int64
-	errs     [5]int64
+	errs     [6]int64
 	retries  int64
 	late     int64 // operations that started behind schedule
 }

@@ -295,6 +295,154 @@ func Summary(rs []*results.Result) *Table {
 	return t
 }
 
+// IsLoad reports whether every run is an operation workload (read, write,
+// mixed, http): their table shows rates per op kind instead of rows.
+func IsLoad(rs []*results.Result) bool {
+	for _, r := range rs {
+		if r.Op("read") == nil && r.Op("write") == nil && r.Op("request") == nil {
+			return false
+		}
+		if r.Workload == "insert" || r.Workload == "scan" || r.Workload == "paginate" {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// LoadSummary is the one-row-per-run table of operation workloads, in the
+// shape of seed 001's ("read: 193130, write: 0, total: 193130") with
+// latency beside it: response time under a target rate, service time in
+// closed loop.
+func LoadSummary(rs []*results.Result) *Table {
+	t := &Table{}
+	keys := results.VaryingKeys(rs, SettingOrder)
+	params := results.VaryingParams(rs)
+	t.Headers = append(t.Headers, "workload", "target")
+	t.Right = append(t.Right, false, false)
+	for _, p := range params {
+		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
+	}
+	for _, k := range keys {
+		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
+	}
+	var names []string
+	seen := map[string]bool{}
+	open := false
+	for _, r := range rs {
+		for _, o := range r.Ops {
+			if !seen[o.Name] {
+				seen[o.Name] = true
+				names = append(names, o.Name)
+			}
+		}
+		if _, ok := r.Extra["wanted_ops_per_s"]; ok {
+			open = true
+		}
+	}
+	t.Headers = append(t.Headers, "status", "seconds")
+	t.Right = append(t.Right, false, true)
+	if open {
+		t.Headers = append(t.Headers, "wanted/s", "achieved/s", "late")
+		t.Right = append(t.Right, true, true, true)
+	}
+	for _, n := range names {
+		t.Headers = append(t.Headers, n+"/s")
+		t.Right = append(t.Right, true)
+	}
+	if len(names) > 1 {
+		t.Headers, t.Right = append(t.Headers, "total/s"), append(t.Right, true)
+	}
+	for _, n := range names {
+		t.Headers = append(t.Headers, n+" p50 µs", n+" p99 µs")
+		t.Right = append(t.Right, true, true)
+	}
+	t.Headers = append(t.Headers, "errors", "retries", "max WAL")
+	t.Right = append(t.Right, false, true, true)
+	for _, r := range rs {
+		row := []string{r.Workload, r.Target}
+		for _, p := range params {
+			row = append(row, r.Params[p])
+		}
+		for _, k := range keys {
+			row = append(row, r.Settings[k])
+		}
+		row = append(row, r.Status, Num(r.Elapsed))
+		var total float64
+		var late int64
+		for _, o := range r.Ops {
+			total += float64(o.Count)
+			late += o.Late
+		}
+		if r.Elapsed > 0 {
+			total /= r.Elapsed
+		}
+		if open {
+			if v, ok := r.Extra["wanted_ops_per_s"]; ok {
+				row = append(row, Num(v), Num(total), strconv.FormatInt(late, 10))
+			} else {
+				row = append(row, "-", "-", "-")
+			}
+		}
+		for _, n := range names {
+			v := "0"
+			if o := r.Op(n); o != nil && r.Elapsed > 0 {
+				v = Num(float64(o.Count) / r.Elapsed)
+			}
+			row = append(row, v)
+		}
+		if len(names) > 1 {
+			row = append(row, Num(total))
+		}
+		for _, n := range names {
+			o := r.Op(n)
+			if o == nil || o.Count == 0 {
+				row = append(row, "-", "-")
+				continue
+			}
+			l := o.Service
+			if o.Response != nil {
+				l = o.Response
+			}
+			row = append(row, Num(l["p50"]), Num(l["p99"]))
+		}
+		var maxWAL int64
+		for _, p := range r.Series {
+			maxWAL = max(maxWAL, p.WALBytes)
+		}
+		if v, ok := r.Extra["wal_bytes"]; ok {
+			maxWAL = max(maxWAL, int64(v))
+		}
+		walCell := "-"
+		if maxWAL > 0 {
+			walCell = byteSize(maxWAL)
+		}
+		row = append(row, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10), walCell)
+		t.Rows = append(t.Rows, row)
+		for _, n := range r.Notes {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", r.RunID, n))
+		}
+		if r.Error != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s failed: %s", r.RunID, r.Error))
+		}
+	}
+	return t
+}
+
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	f := float64(n)
+	for _, u := range []string{"KB", "MB", "GB", "TB"} {
+		f /= unit
+		if f < unit {
+			return fmt.Sprintf("%.1f%s", f, u)
+		}
+	}
+	return fmt.Sprintf("%.1fPB", f/unit)
+}
+
 // Operations builds the one-row-per-(run, op kind) latency table.
 func Operations(rs []*results.Result) *Table {
 	keys := results.VaryingKeys(rs, SettingOrder)
@@ -345,7 +493,11 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	case "benchfmt":
 		return WriteBenchfmt(w, rs)
 	}
-	if err := Summary(rs).Render(w, format); err != nil {
+	sum := Summary(rs)
+	if IsLoad(rs) {
+		sum = LoadSummary(rs)
+	}
+	if err := sum.Render(w, format); err != nil {
 		return err
 	}
 	if format == "csv" {

@@ -68,6 +68,10 @@ type Point struct {
 	DBBytes  int64              `json:"db_bytes,omitempty"`
 	WALBytes int64              `json:"wal_bytes,omitempty"`
 	SHMBytes int64              `json:"shm_bytes,omitempty"`
+	// WALSeq is the WAL header's checkpoint sequence: it moves each time a
+	// checkpoint completes and the WAL restarts.
+	WALSeq int64            `json:"wal_checkpoint_seq,omitempty"`
+	Errors map[string]int64 `json:"errors,omitempty"`
 }
 
 // Result is one run: one workload on one target with one settings value.

@@ -39,6 +39,11 @@ type Spec struct {
 	Progress io.Writer
 	Interval time.Duration
 	TTY      bool
+	// SeriesInterval is the time-series sampling period (0 = none).
+	SeriesInterval time.Duration
+	// WALWarn prints a warning once the WAL passes this many bytes (0 =
+	// never).
+	WALWarn int64
 }
 
 // Reuser is implemented by workloads that read data they can reuse from a
@@ -104,6 +109,11 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	defer db.Close()
 	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
+	env.OpenWriter = func(ctx context.Context) (target.DB, error) {
+		o := Options(sp.Settings, path)
+		o.MaxOpen, o.ConnPerOp = 1, false
+		return sp.Target.Open(ctx, o)
+	}
 	if !sp.Settings.Bool("memory") {
 		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
 			return fail(fmt.Errorf("mark %s: %w", path, err))
@@ -119,14 +129,23 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	env.Done.Store(0)
 
-	stop := startProgress(sp, env)
+	file := !sp.Settings.Bool("memory")
 	start := time.Now()
+	env.MarkStart(start) // a workload with a warm-up moves it
+	smp := startSampler(sp, env, path, file)
+	stop := startProgress(sp, env, smp)
 	runErr := sp.Workload.Run(ctx, env)
 	end := env.End
 	if end.IsZero() {
 		end = time.Now()
 	}
 	stop()
+	if s := env.Started(); !s.IsZero() {
+		start = s
+	}
+	series, notes := smp.stop()
+	r.Series = series
+	r.Notes = append(r.Notes, notes...)
 
 	r.Elapsed = (end.Sub(start) - env.Excluded).Seconds()
 	r.Rows = env.Done.Load()
@@ -223,7 +242,7 @@ func journalMode(ctx context.Context, db target.DB) string {
 	return strings.ToLower(s)
 }
 
-func startProgress(sp Spec, env *workload.Env) (stop func()) {
+func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
 	if sp.Progress == nil || sp.Interval <= 0 {
 		return func() {}
 	}
@@ -244,7 +263,14 @@ func startProgress(sp Spec, env *workload.Env) (stop func()) {
 				}
 				return
 			case <-t.C:
-				line := ProgressLine(sp.Label, env.Done.Load(), total, time.Since(start))
+				el := time.Since(start)
+				if s := env.Started(); !s.IsZero() {
+					el = time.Since(s)
+				}
+				line := ProgressLine(sp.Label, env.Done.Load(), total, el)
+				if w := smp.wal.Load(); w > 0 {
+					line += ", WAL " + Bytes(w)
+				}
 				if sp.TTY {
 					fmt.Fprint(sp.Progress, "\r\033[K"+line)
 				} else {

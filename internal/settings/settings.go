@@ -43,6 +43,8 @@ var Specs = []Spec{
 	{"batch", "1000", "rows per transaction (1 = autocommit, one row per transaction)", intRange(1, 1<<30)},
 	{"rows-per-stmt", "1", "rows per INSERT statement (multi-row VALUES)", intRange(1, 1<<20)},
 	{"tx", "deferred", "transaction begin mode: deferred, immediate", oneOf("deferred", "immediate")},
+	{"write-mutex", "false", "serialise writes behind one application-level mutex (seed 001)", boolCanon},
+	{"writer", "pool", "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", oneOf("pool", "single")},
 	{"busy-retry", "none", "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", busyRetryCanon},
 }
 
@@ -328,3 +330,25 @@ func parseSize(v string) (int64, error) {
 
 // ParseCount parses a count such as 1000, 10k or 1m.
 func ParseCount(v string) (int64, error) { return parseSize(v) }
+
+// ParseSize parses a byte size: 4096, 64KB, 64MB, 1GB (powers of 1024;
+// KiB/MiB/GiB and k/m/g mean the same).
+func ParseSize(v string) (int64, error) {
+	l := strings.ToLower(strings.TrimSpace(v))
+	l = strings.TrimSuffix(strings.TrimSuffix(l, "ib"), "b")
+	mult := int64(1)
+	for _, suf := range []struct {
+		s string
+		m int64
+	}{{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}} {
+		if strings.HasSuffix(l, suf.s) {
+			l, mult = strings.TrimSuffix(l, suf.s), suf.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(l, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("size %q: want bytes such as 4096, 64MB or 1GB", v)
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -294,6 +294,17 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 		}
 		return err
 	}
+	if w.ls.Prepared {
+		// Prepare before BEGIN: with --pool 1 the transaction holds the
+		// only connection, and preparing on the DB would wait for it.
+		for _, k := range []int{rps, n % rps} {
+			if k > 0 {
+				if _, err := w.stmt(ctx, k); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	tx, err := w.env.DB.Begin(ctx)
 	if err != nil {
 		return err

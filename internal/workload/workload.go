@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -38,14 +39,56 @@ type Env struct {
 	// workload's (data generated inline between statements); the runner
 	// subtracts it from the elapsed time.
 	Excluded time.Duration
+	// Start, when set (MarkStart), begins the measured interval after a
+	// warm-up.
+	Start time.Time
+	// OpenWriter opens a second handle on the bench database with one
+	// connection, for --writer single.
+	OpenWriter func(ctx context.Context) (target.DB, error)
+	mu         sync.Mutex
 }
 
-// NewRecorder returns a fresh recorder for a worker (call before starting
-// workers; it is not safe for concurrent use).
+// NewRecorder returns a fresh recorder for a worker. Workers call it
+// before or while running; each recorder belongs to one worker.
 func (e *Env) NewRecorder(ops metrics.Ops) *metrics.Recorder {
 	r := metrics.NewRecorder(ops)
+	e.mu.Lock()
 	e.Recorders = append(e.Recorders, r)
+	e.mu.Unlock()
 	return r
+}
+
+// NewLiveRecorder is NewRecorder for a recorder that also feeds the run's
+// time series.
+func (e *Env) NewLiveRecorder(ops metrics.Ops) *metrics.Recorder {
+	r := metrics.NewRecorder(ops)
+	r.Live()
+	e.mu.Lock()
+	e.Recorders = append(e.Recorders, r)
+	e.mu.Unlock()
+	return r
+}
+
+// LiveRecorders returns the recorders so far (for the time-series sampler).
+func (e *Env) LiveRecorders() []*metrics.Recorder {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]*metrics.Recorder(nil), e.Recorders...)
+}
+
+// MarkStart says the measured part starts at t (after a warm-up); the
+// runner measures from there and resets progress.
+func (e *Env) MarkStart(t time.Time) {
+	e.mu.Lock()
+	e.Start = t
+	e.mu.Unlock()
+}
+
+// Started returns the measured start set by MarkStart, or zero.
+func (e *Env) Started() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.Start
 }
 
 // Workload is one kind of benchmark.
@@ -76,6 +119,9 @@ type Spec struct {
 	Name    string
 	Summary string
 	Params  []Param
+	// SettingDefaults replaces settings' defaults for this workload (the
+	// user's flags still win), e.g. one row per write instead of 1000.
+	SettingDefaults map[string]string
 	// New builds the workload from parameter values (defaults filled in);
 	// it validates them against the settings of the run.
 	New func(p map[string]string, s settings.Settings) (Workload, error)

@@ -1,0 +1,165 @@
+package runner
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/results"
+	"litebench/internal/workload"
+)
+
+// FileSizes are the sizes of a database's files.
+type FileSizes struct {
+	DB, WAL, SHM int64
+	// WALSeq is the WAL header's checkpoint sequence number: SQLite bumps
+	// it each time a checkpoint completes and the WAL starts over from
+	// its beginning. If it stops moving while the WAL grows, checkpoints
+	// are starved.
+	WALSeq int64
+}
+
+// StatFiles reads the sizes of path, path-wal and path-shm.
+func StatFiles(path string) FileSizes {
+	var fs FileSizes
+	size := func(p string) int64 {
+		if st, err := os.Stat(p); err == nil {
+			return st.Size()
+		}
+		return 0
+	}
+	fs.DB, fs.WAL, fs.SHM = size(path), size(path+"-wal"), size(path+"-shm")
+	if fs.WAL >= 32 {
+		if f, err := os.Open(path + "-wal"); err == nil {
+			var h [32]byte
+			if _, err := io.ReadFull(f, h[:]); err == nil {
+				fs.WALSeq = int64(binary.BigEndian.Uint32(h[12:16]))
+			}
+			f.Close()
+		}
+	}
+	return fs
+}
+
+// sampler records a run's time series and watches the WAL.
+type sampler struct {
+	sp      Spec
+	env     *workload.Env
+	path    string
+	file    bool
+	mu      sync.Mutex
+	points  []results.Point
+	wal     atomic.Int64
+	warned  bool
+	notes   []string
+	done    chan struct{}
+	wg      sync.WaitGroup
+	lastT   time.Time
+	lastRow int64
+}
+
+func startSampler(sp Spec, env *workload.Env, path string, file bool) *sampler {
+	s := &sampler{sp: sp, env: env, path: path, file: file, done: make(chan struct{})}
+	if sp.SeriesInterval <= 0 {
+		return s
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(sp.SeriesInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.done:
+				return
+			case now := <-t.C:
+				s.sample(now)
+			}
+		}
+	}()
+	return s
+}
+
+func (s *sampler) sample(now time.Time) {
+	start := s.env.Started()
+	ops := s.sp.Workload.Ops()
+	iv := metrics.TakeInterval(ops, s.env.LiveRecorders())
+	if start.IsZero() || now.Before(start) {
+		return // warm-up (or the runner's own start not yet known)
+	}
+	p := results.Point{T: round3(now.Sub(start).Seconds()), Rows: s.env.Done.Load()}
+	el := now.Sub(start)
+	if !s.lastT.IsZero() && s.lastT.After(start) {
+		el = now.Sub(s.lastT)
+	}
+	s.lastT = now
+	for i, smp := range iv {
+		if smp.Count == 0 && smp.Errors == 0 {
+			continue
+		}
+		if p.OpsPerS == nil {
+			p.OpsPerS, p.P99us = map[string]float64{}, map[string]float64{}
+		}
+		p.OpsPerS[ops[i]] = round3(float64(smp.Count) / el.Seconds())
+		if smp.Hist.TotalCount() > 0 {
+			p.P99us[ops[i]] = round3(float64(smp.Hist.ValueAtQuantile(99)) / 1e3)
+		}
+		if smp.Errors > 0 {
+			if p.Errors == nil {
+				p.Errors = map[string]int64{}
+			}
+			p.Errors[ops[i]] = smp.Errors
+		}
+	}
+	if s.file {
+		fs := StatFiles(s.path)
+		p.DBBytes, p.WALBytes, p.SHMBytes, p.WALSeq = fs.DB, fs.WAL, fs.SHM, fs.WALSeq
+		s.wal.Store(fs.WAL)
+		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
+			s.warned = true
+			note := fmt.Sprintf("WAL reached %s after %.0fs (warning threshold %s): checkpoints cannot complete while readers overlap (checkpoint starvation); try --pool 1, fewer readers, or reader gaps",
+				Bytes(fs.WAL), p.T, Bytes(w))
+			s.mu.Lock()
+			s.notes = append(s.notes, note)
+			s.mu.Unlock()
+			if s.sp.Progress != nil {
+				fmt.Fprintf(s.sp.Progress, "\nwarning: %s: %s\n", s.sp.Label, note)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.points = append(s.points, p)
+	s.mu.Unlock()
+}
+
+// stop ends sampling and returns the points and notes.
+func (s *sampler) stop() ([]results.Point, []string) {
+	close(s.done)
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.points, s.notes
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// Bytes formats a size: 512B, 4.0MB, 1.3GB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	f := float64(n)
+	for _, u := range []string{"KB", "MB", "GB", "TB"} {
+		f /= unit
+		if f < unit {
+			return fmt.Sprintf("%.1f%s", f, u)
+		}
+	}
+	return fmt.Sprintf("%.1fPB", f/unit)
+}
