@@ -198,6 +198,7 @@ func TakeInterval(ops Ops, recs []*Recorder) []Sample {
 	}
 	return out
 }
+
 // Count returns how many successful operations of kind op were recorded.
 func (r *Recorder) Count(op int) int64 { return r.recs[op].count }
 

@@ -7,9 +7,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
