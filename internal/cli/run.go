@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
+	"litebench/internal/limits"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/runner"
@@ -33,6 +35,8 @@ type common struct {
 	progress time.Duration
 	series   time.Duration
 	walWarn  string
+	cpus     int
+	memory   string
 	settings map[string]*string
 	// defaults are the workload's own setting defaults.
 	defaults map[string]string
@@ -49,6 +53,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
 	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
+	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
+	fs.StringVar(&c.memory, "memory", "", "confine litebench to SIZE of memory in a cgroup, e.g. 1GB (refused where cgroups are not writable)")
 	c.settings = map[string]*string{}
 	for _, sp := range settings.Specs {
 		v := new(string)
@@ -151,6 +157,14 @@ func (c *common) checkPaths(dbPath string) error {
 	if c.series < 0 {
 		return usagef("--series %s: want a positive duration or 0", c.series)
 	}
+	if c.cpus < 0 || c.cpus > runtime.NumCPU() {
+		return usagef("--cpus %d: want 1 to %d (0 = no limit)", c.cpus, runtime.NumCPU())
+	}
+	if c.memory != "" {
+		if n, err := settings.ParseSize(c.memory); err != nil || n < 16<<20 {
+			return usagef("--memory %q: want a size of at least 16MB, such as 512MB or 1GB", c.memory)
+		}
+	}
 	if _, err := settings.ParseSize(c.walWarn); err != nil {
 		return usagef("--wal-warn %q: want a size such as 64MB, 1GB or 0", c.walWarn)
 	}
@@ -181,8 +195,28 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
+// applyLimits confines the process per --cpus and --memory; a limit that
+// cannot be applied is a usage error (exit 2), never ignored.
+func (c *common) applyLimits() error {
+	if c.cpus > 0 {
+		if err := limits.CPUs(c.cpus); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if c.memory != "" {
+		n, _ := settings.ParseSize(c.memory)
+		if err := limits.Memory(n); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	return nil
+}
+
 // open creates what the plan needs: the temp dir and the store.
 func (p *plan) open() error {
+	if err := p.c.applyLimits(); err != nil {
+		return err
+	}
 	if p.c.dir == "" {
 		d, err := os.MkdirTemp("", "litebench-")
 		if err != nil {
@@ -206,6 +240,7 @@ func (p *plan) open() error {
 }
 
 func (p *plan) close() {
+	limits.Release()
 	if p.store != nil {
 		p.store.Close()
 	}
@@ -313,6 +348,11 @@ TARGET AND OUTPUT FLAGS
                        p99, database, WAL and shm sizes (default 1s; 0 none)
     --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
                        (default 64MB; 0 never)
+    --cpus N           confine litebench to N CPUs (GOMAXPROCS + affinity)
+    --memory SIZE      confine litebench to SIZE of memory in a cgroup (v2, or
+                       v1's memory controller); refused with exit 2 where the
+                       machine does not allow it. Limits go into each run's
+                       environment fingerprint.
 
 EXIT STATUS
     0 ok, 1 a run failed, 2 bad input (nothing touched), 130 interrupted.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,12 +32,15 @@ func init() {
 
 // suiteRun carries a suite's flags and collects its runs.
 type suiteRun struct {
-	c     *common
-	scale float64
-	out   io.Writer
-	errw  io.Writer
-	p     *plan
-	all   []*results.Result
+	name      string
+	targetSet bool // --target was given
+	flags     *suiteFlags
+	c         *common
+	scale     float64
+	out       io.Writer
+	errw      io.Writer
+	p         *plan
+	all       []*results.Result
 }
 
 func (s *suiteRun) rows(n int64) string {
@@ -59,7 +63,15 @@ type step struct {
 // runSteps runs steps on every target and returns results in step order
 // per target.
 func (s *suiteRun) runSteps(ctx context.Context, section string, steps []step) ([]*results.Result, error) {
+	return s.runStepsOn(ctx, section, steps, s.c.targets)
+}
+
+// runStepsOn is runSteps on the comma list of targets given.
+func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step, targets string) ([]*results.Result, error) {
+	saved := s.c.targets
+	s.c.targets = targets
 	ts, err := s.c.targetList()
+	s.c.targets = saved
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +90,11 @@ func (s *suiteRun) runSteps(ctx context.Context, section string, steps []step) (
 				params[k] = v
 			}
 			set := settings.Default()
+			for k, v := range wsp.SettingDefaults {
+				if err := set.Set(k, v); err != nil {
+					return nil, err
+				}
+			}
 			for k, v := range st.set {
 				if err := set.Set(k, v); err != nil {
 					return nil, err
@@ -92,7 +109,7 @@ func (s *suiteRun) runSteps(ctx context.Context, section string, steps []step) (
 				SweepID:  s.p.sweepID,
 				Workload: w, Target: t, Settings: set, Dir: s.p.dir,
 				Label:   fmt.Sprintf("%s: %s (%s)", section, st.label, t.Name()),
-				Command: "litebench suite quick",
+				Command: stepCommand(s.name, t.Name(), st, wsp),
 			})
 		}
 	}
@@ -140,6 +157,7 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	var c common
 	c.register(fs)
 	scale := fs.Float64("scale", 1, "multiply row counts")
+	sf := registerSuiteFlags(fs)
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}
@@ -184,7 +202,12 @@ Every run is stored; 'litebench show --last' prints the suite again.
 		return err
 	}
 	defer p.close()
-	s := &suiteRun{c: &c, scale: *scale, out: out, errw: errw, p: p}
+	s := &suiteRun{name: name, flags: sf, c: &c, scale: *scale, out: out, errw: errw, p: p}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "target" {
+			s.targetSet = true
+		}
+	})
 	err := def.run(ctx, s)
 	if p.store != nil && len(s.all) > 0 {
 		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(s.all), p.sweepID, p.store.Path(), p.sweepID)
@@ -309,6 +332,28 @@ func suiteQuick(ctx context.Context, s *suiteRun) error {
 		}
 	}
 	return err
+}
+
+// stepCommand is the litebench command line that repeats one suite step.
+func stepCommand(suite, target string, st step, wsp *workload.Spec) string {
+	parts := []string{"litebench", st.workload, "--target", target}
+	var keys []string
+	for k := range st.params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "--"+k, st.params[k])
+	}
+	keys = keys[:0]
+	for k := range st.set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "--"+k+"="+st.set[k])
+	}
+	return strings.Join(parts, " ") + "  # from 'litebench suite " + suite + "'"
 }
 
 func opLat(r *results.Result, op string) (string, string) {

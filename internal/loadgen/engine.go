@@ -232,11 +232,16 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 					record(&cfg, rec, op, retries, err, st)
 					continue
 				}
-				d := time.Since(start)
-				if retries > 0 {
-					for i := 0; i < retries; i++ {
-						rec.Retry(op)
-					}
+				end := time.Now()
+				d := end.Sub(start)
+				for i := 0; i < retries; i++ {
+					rec.Retry(op)
+				}
+				if measuring && cfg.Duration > 0 && end.After(dl) {
+					// Finished after the window closed: its latency counts,
+					// it does not count towards the rate.
+					rec.ObserveOverrun(op, d)
+					continue
 				}
 				rec.Observe(op, d)
 				if measuring {
@@ -252,6 +257,9 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 	}
 	if !ph.measured.Load() {
 		ph.begin(end) // the warm-up outlasted the run (interrupted)
+	}
+	if dl := getDeadline(); cfg.Duration > 0 && end.After(dl) && ctx.Err() == nil {
+		end = dl // the window; later completions are overruns
 	}
 	return Stats{Start: ph.start, End: end, Issued: issued.Load(), Executors: len(cfg.Roles)}, ctx.Err()
 }

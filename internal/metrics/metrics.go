@@ -51,6 +51,7 @@ type opRec struct {
 	errs     [6]int64
 	retries  int64
 	late     int64 // operations that started behind schedule
+	overrun  int64 // operations that ended after the measured window
 }
 
 // Recorder collects one worker's observations. It is not safe for
@@ -152,6 +153,16 @@ func (r *Recorder) ObserveScheduled(op int, service, response time.Duration, lat
 	}
 }
 
+// ObserveOverrun records an operation that was running when the measured
+// window closed and finished after it: its latency counts (leaving it out
+// would hide the slowest operations), but not in Count, so rates are
+// operations completed within the window.
+func (r *Recorder) ObserveOverrun(op int, d time.Duration) {
+	o := r.rec(op)
+	o.overrun++
+	o.service.RecordValue(clamp(d)) //nolint:errcheck
+}
+
 // Error counts a failed operation of kind op.
 func (r *Recorder) Error(op int, kind string) {
 	if r.iv != nil {
@@ -217,6 +228,7 @@ type Op struct {
 	Errors   map[string]int64
 	Retries  int64
 	Late     int64
+	Overrun  int64
 	Service  *hdr.Histogram
 	Response *hdr.Histogram // nil for closed-loop runs
 }
@@ -233,6 +245,7 @@ func Merge(ops Ops, recs []*Recorder) []Op {
 			op.Count += o.count
 			op.Retries += o.retries
 			op.Late += o.late
+			op.Overrun += o.overrun
 			for k, n := range o.errs {
 				if n > 0 {
 					op.Errors[ErrorKinds[k]] += n

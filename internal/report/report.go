@@ -414,7 +414,7 @@ func LoadSummary(rs []*results.Result) *Table {
 		}
 		walCell := "-"
 		if maxWAL > 0 {
-			walCell = byteSize(maxWAL)
+			walCell = Bytes(maxWAL)
 		}
 		row = append(row, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10), walCell)
 		t.Rows = append(t.Rows, row)
@@ -428,7 +428,8 @@ func LoadSummary(rs []*results.Result) *Table {
 	return t
 }
 
-func byteSize(n int64) string {
+// Bytes formats a size in bytes: 512B, 4.0MB, 1.3GB.
+func Bytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%dB", n)

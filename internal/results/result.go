@@ -28,6 +28,9 @@ type Op struct {
 	Retries int64            `json:"retries,omitempty"`
 	// Late counts open-loop operations that started behind schedule.
 	Late int64 `json:"late,omitempty"`
+	// Overrun counts closed-loop operations still running when the
+	// measured window closed: in the latency, not in Count or rates.
+	Overrun int64 `json:"overrun,omitempty"`
 	// Service is measured from the actual start of each operation.
 	Service Latency `json:"service"`
 	// Response is measured from the scheduled start (open loop only).

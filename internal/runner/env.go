@@ -2,9 +2,11 @@ package runner
 
 import (
 	"bufio"
+	"litebench/internal/limits"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -41,6 +43,17 @@ func Fingerprint(t target.Target, sqliteVersion, dir string) results.Env {
 		CPUModel: cpuModel(), Filesystem: filesystem(dir), Kernel: kernel(),
 	}
 	e.Hostname, _ = os.Hostname()
+	if l := limits.Current(); l.CPUs > 0 || l.MemoryBytes > 0 {
+		e.Limits = map[string]string{}
+		if l.CPUs > 0 {
+			e.Limits["cpus"] = strconv.Itoa(l.CPUs)
+			e.Limits["cpu_list"] = l.CPUList
+		}
+		if l.MemoryBytes > 0 {
+			e.Limits["memory_bytes"] = strconv.FormatInt(l.MemoryBytes, 10)
+			e.Limits["cgroup"] = l.Cgroup
+		}
+	}
 	return e
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"litebench/internal/metrics"
+	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
@@ -54,7 +55,7 @@ type Reuser interface{ ReusesData() bool }
 func Options(s settings.Settings, path string) target.Options {
 	return target.Options{
 		Path:        path,
-		Memory:      s.Bool("memory"),
+		Memory:      s.Bool("in-memory"),
 		SharedCache: s.Bool("shared-cache"),
 		Pragmas:     s.Pragmas(),
 		MaxOpen:     s.Int("pool"),
@@ -89,7 +90,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if temp {
 		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
 	}
-	if sp.Settings.Bool("memory") {
+	if sp.Settings.Bool("in-memory") {
 		path = "litebench-" + sp.RunID
 	} else {
 		_, reuse := sp.Workload.(Reuser)
@@ -114,13 +115,13 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		o.MaxOpen, o.ConnPerOp = 1, false
 		return sp.Target.Open(ctx, o)
 	}
-	if !sp.Settings.Bool("memory") {
+	if !sp.Settings.Bool("in-memory") {
 		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
 			return fail(fmt.Errorf("mark %s: %w", path, err))
 		}
 	}
 	r.Env.CompileOptions = compileOptions(ctx, db)
-	if want, got := sp.Settings.Journal(), journalMode(ctx, db); want != "" && got != want && !sp.Settings.Bool("memory") {
+	if want, got := sp.Settings.Journal(), journalMode(ctx, db); want != "" && got != want && !sp.Settings.Bool("in-memory") {
 		r.Notes = append(r.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
 	}
 
@@ -129,7 +130,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	env.Done.Store(0)
 
-	file := !sp.Settings.Bool("memory")
+	file := !sp.Settings.Bool("in-memory")
 	start := time.Now()
 	env.MarkStart(start) // a workload with a warm-up moves it
 	smp := startSampler(sp, env, path, file)
@@ -160,7 +161,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	for k, v := range env.Extra {
 		r.Extra[k] = v
 	}
-	if !sp.Settings.Bool("memory") {
+	if !sp.Settings.Bool("in-memory") {
 		for suffix, key := range map[string]string{"": "db_bytes", "-wal": "wal_bytes"} {
 			if st, err := os.Stat(path + suffix); err == nil {
 				r.Extra[key] = float64(st.Size())
@@ -201,7 +202,7 @@ func RemoveDB(path string) error {
 func ToOps(ms []metrics.Op) []results.Op {
 	out := make([]results.Op, 0, len(ms))
 	for _, m := range ms {
-		o := results.Op{Name: m.Name, Count: m.Count, Retries: m.Retries, Late: m.Late,
+		o := results.Op{Name: m.Name, Count: m.Count, Retries: m.Retries, Late: m.Late, Overrun: m.Overrun,
 			Service: latency(metrics.Summarise(m.Service)), Hist: metrics.EncodeHist(m.Service)}
 		if len(m.Errors) > 0 {
 			o.Errors = m.Errors
@@ -269,7 +270,7 @@ func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
 				}
 				line := ProgressLine(sp.Label, env.Done.Load(), total, el)
 				if w := smp.wal.Load(); w > 0 {
-					line += ", WAL " + Bytes(w)
+					line += ", WAL " + report.Bytes(w)
 				}
 				if sp.TTY {
 					fmt.Fprint(sp.Progress, "\r\033[K"+line)

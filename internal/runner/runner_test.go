@@ -64,7 +64,7 @@ func (t fakeTx) Rollback() error                { return nil }
 func insertSpec(t *testing.T, f *fake, rows, workers string) Spec {
 	sp, _ := workload.Get("insert")
 	s := settings.Default()
-	s.Set("memory", "true")
+	s.Set("in-memory", "true")
 	s.Set("batch", "100")
 	w, err := sp.New(map[string]string{"rows": rows, "schema": "bench", "workers": workers, "seed": "1", "vacuum": "false"}, s)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"litebench/internal/metrics"
+	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/workload"
 )
@@ -123,7 +124,7 @@ func (s *sampler) sample(now time.Time) {
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
 			s.warned = true
 			note := fmt.Sprintf("WAL reached %s after %.0fs (warning threshold %s): checkpoints cannot complete while readers overlap (checkpoint starvation); try --pool 1, fewer readers, or reader gaps",
-				Bytes(fs.WAL), p.T, Bytes(w))
+				report.Bytes(fs.WAL), p.T, report.Bytes(w))
 			s.mu.Lock()
 			s.notes = append(s.notes, note)
 			s.mu.Unlock()
@@ -141,6 +142,10 @@ func (s *sampler) sample(now time.Time) {
 func (s *sampler) stop() ([]results.Point, []string) {
 	close(s.done)
 	s.wg.Wait()
+	// A last, partial interval, so short runs have a series too.
+	if now := time.Now(); s.sp.SeriesInterval > 0 && now.Sub(s.lastT) > s.sp.SeriesInterval/10 {
+		s.sample(now)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.points, s.notes
@@ -148,18 +153,3 @@ func (s *sampler) stop() ([]results.Point, []string) {
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
-// Bytes formats a size: 512B, 4.0MB, 1.3GB.
-func Bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	f := float64(n)
-	for _, u := range []string{"KB", "MB", "GB", "TB"} {
-		f /= unit
-		if f < unit {
-			return fmt.Sprintf("%.1f%s", f, u)
-		}
-	}
-	return fmt.Sprintf("%.1fPB", f/unit)
-}

@@ -157,7 +157,7 @@ func (m *Matrix) ApplyDSN(db string) (DSN, error) {
 			default:
 				return DSN{}, fmt.Errorf("--db %q: mode=%s: litebench writes its bench database, so only mode=rwc or mode=memory fit", db, v)
 			}
-			key = "memory"
+			key = "in-memory"
 		default:
 			return DSN{}, fmt.Errorf("--db %q: unknown parameter %q (known: _journal, _sync, _busy_timeout, _cache_size, _locking_mode, _txlock, mode, cache)", db, name)
 		}

@@ -36,7 +36,7 @@ var Specs = []Spec{
 	{"locking-mode", "default", "locking_mode: default, normal, exclusive", oneOf("default", "normal", "exclusive")},
 	{"page-size", "default", "page_size in bytes, a power of two from 512 to 65536", pageSizeCanon},
 	{"shared-cache", "false", "open with cache=shared", boolCanon},
-	{"memory", "false", "in-memory database (mode=memory) instead of a file", boolCanon},
+	{"in-memory", "false", "in-memory database (mode=memory) instead of a file", boolCanon},
 	{"pool", "0", "max open connections (0 = unlimited)", intRange(0, 1<<20)},
 	{"conn-per-op", "false", "open a new connection for every operation", boolCanon},
 	{"prepared", "true", "reuse prepared statements (false = prepare every statement ad hoc)", boolCanon},
@@ -205,8 +205,8 @@ func (s Settings) String() string {
 
 // Validate checks combinations that no single value can reject.
 func (s Settings) Validate() error {
-	if s.Bool("memory") && s.Journal() == "wal" {
-		return fmt.Errorf("--journal wal needs a file: an in-memory database (--memory / mode=memory) cannot use WAL; drop one of them")
+	if s.Bool("in-memory") && s.Journal() == "wal" {
+		return fmt.Errorf("--journal wal needs a file: an in-memory database (--in-memory / mode=memory) cannot use WAL; drop one of them")
 	}
 	return nil
 }

@@ -111,8 +111,8 @@ func TestApplyDSN(t *testing.T) {
 	if _, err := m.ApplyDSN("file:x.db?mode=memory&_sync=1"); err != nil {
 		t.Fatal(err)
 	}
-	if m.Base.Get("memory") != "true" || m.Base.Get("sync") != "normal" {
-		t.Errorf("memory=%s sync=%s", m.Base.Get("memory"), m.Base.Get("sync"))
+	if m.Base.Get("in-memory") != "true" || m.Base.Get("sync") != "normal" {
+		t.Errorf("memory=%s sync=%s", m.Base.Get("in-memory"), m.Base.Get("sync"))
 	}
 	for _, bad := range []string{"a.db?_bogus=1", "a.db?_journal=fast", "?_sync=0", "a.db?mode=ro"} {
 		if _, err := NewMatrix().ApplyDSN(bad); err == nil {
@@ -140,7 +140,7 @@ func TestPragmasOrder(t *testing.T) {
 
 func TestValidateMemoryWAL(t *testing.T) {
 	s := Default()
-	s.Set("memory", "true")
+	s.Set("in-memory", "true")
 	s.Set("journal", "wal")
 	if s.Validate() == nil {
 		t.Error("memory + wal accepted")

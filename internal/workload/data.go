@@ -92,6 +92,26 @@ var Schemas = map[string]*Schema{
 			dst[5] = int64(1)
 		},
 	},
+	"foo": {
+		Name:    "foo",
+		Create:  []string{"CREATE TABLE foo(id INTEGER NOT NULL PRIMARY KEY, name TEXT)"},
+		Table:   "foo",
+		Columns: []string{"id", "name"},
+		KeyCol:  "id", UpdateCols: []string{"name"},
+		Row: func(seed uint64, i int64, dst []any, a *Arena) {
+			// seed 001: 30 random capital letters
+			b := a.Bytes(30)
+			m := mix(seed, uint64(i))
+			for k := range b {
+				if k%12 == 0 && k > 0 {
+					m = mix(m, uint64(k))
+				}
+				b[k] = byte('A' + m%26)
+				m /= 26
+			}
+			dst[0], dst[1] = a.Int(i+1), a.Str(b)
+		},
+	},
 	"pages": {
 		Name:    "pages",
 		Create:  []string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},

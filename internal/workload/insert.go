@@ -23,7 +23,7 @@ func init() {
 		Summary: "insert N deterministic rows; --batch rows per transaction, --rows-per-stmt rows per INSERT (seed 000 generate, seed 002)",
 		Params: []Param{
 			{"rows", "100000", "rows to insert (k/m suffixes: 10k, 1m)", true},
-			{"schema", "bench", "table: bench, users, account, pages", true},
+			{"schema", "bench", "table: bench, users, account, pages (seeds 000, 002, 004, 003) or foo (seed 001)", true},
 			{"workers", "1", "concurrent inserting goroutines; each takes an equal share of the rows", true},
 			{"seed", "1", "data seed: the same seed gives the same rows", false},
 			{"vacuum", "false", "VACUUM after loading and report its time (not counted in rows/s)", false},

@@ -27,7 +27,7 @@ var rwOps = metrics.Ops{"read", "write"}
 // loadParams are the parameters every operation workload shares.
 var loadParams = []Param{
 	{"rows", "10000", "rows loaded before the measured part (not measured)", true},
-	{"schema", "bench", "table: bench, users, account, pages", true},
+	{"schema", "bench", "table: bench, users, account, pages (seeds 000, 002, 004, 003) or foo (seed 001)", true},
 	{"keys", "uniform", "which rows reads and updates pick: uniform, zipfian, latest (YCSB)", true},
 	{"zipf-theta", "0.99", "skew of zipfian and latest keys (0 < theta < 1)", true},
 	{"duration", "10s", "length of the measured part (ignored when --count is set)", true},
@@ -252,6 +252,7 @@ func (w *opsW) Setup(ctx context.Context, env *Env) error {
 	}
 	w.next.Store(w.rows)
 	w.visible.Store(w.rows)
+	env.Extra["table_rows_before"] = float64(w.rows)
 	return nil
 }
 
@@ -326,6 +327,12 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 	}
 	if w.next.Load() > w.rows {
 		env.Extra["rows_inserted"] = float64(w.next.Load() - w.rows)
+	}
+	// The table's row count after the run, as seed 004 prints it (not
+	// measured: the clock stopped at env.End).
+	var n int64
+	if cerr := env.DB.Query(context.WithoutCancel(ctx), "SELECT count(*) FROM "+w.schema.Table, nil, func(r target.Row) error { return r.Scan(&n) }); cerr == nil {
+		env.Extra["table_rows_after"] = float64(n)
 	}
 	return err
 }

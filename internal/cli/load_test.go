@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"litebench/internal/target"
+)
+
+// mixed on a real SQLite file: counts add up, the rows written are in the
+// database, and the JSON carries latency per op kind and a time series.
+func TestMixedCountsAndSeries(t *testing.T) {
+	for _, name := range target.Names() {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "bench.db")
+			o := run(t, context.Background(), "mixed", "--target", name, "--rows", "2000", "--readers", "2", "--writers", "2",
+				"--count", "3000", "--journal", "wal", "--sync", "normal", "--busy-retry", "until", "--db", db, "--keep",
+				"--no-store", "--format", "json", "--progress", "0", "--series", "100ms")
+			if o.code != 0 {
+				t.Fatalf("exit %d: %s", o.code, o.err)
+			}
+			j := jsonLines(t, o.out)[0]
+			lat := j["latency_us"].(map[string]any)
+			reads := lat["read"].(map[string]any)["service"].(map[string]any)
+			writes := lat["write"].(map[string]any)["service"].(map[string]any)
+			nr, nw := reads["count"].(float64), writes["count"].(float64)
+			if nr+nw != 3000 {
+				t.Errorf("reads %v + writes %v != 3000", nr, nw)
+			}
+			for _, k := range []string{"min", "mean", "p50", "p75", "p90", "p95", "p99", "p999", "p9999", "max"} {
+				if _, ok := reads[k]; !ok {
+					t.Errorf("read latency lacks %s", k)
+				}
+			}
+			n, _ := countRows(t, db, "bench")
+			if n != 2000+int64(nw) {
+				t.Errorf("bench has %d rows, want 2000 + %v written", n, nw)
+			}
+			if _, ok := j["series"]; !ok {
+				t.Errorf("no time series in %v", j["extra"])
+			}
+		})
+	}
+}
+
+// Settings that provoke SQLITE_BUSY (rollback journal, no busy timeout,
+// several writers) must produce counted busy errors, not an aborted run.
+func TestBusyIsCountedNotFatal(t *testing.T) {
+	o := run(t, context.Background(), "write", "--workers", "8", "--rows", "100", "--duration", "700ms",
+		"--journal", "delete", "--busy-timeout", "0", "--no-store", "--format", "json", "--progress", "0")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	j := jsonLines(t, o.out)[0]
+	errs, _ := j["errors"].(map[string]any)
+	busy, _ := errs["busy"].(float64)
+	locked, _ := errs["locked"].(float64)
+	if busy+locked == 0 {
+		t.Errorf("no busy/locked errors counted: %v", j["errors"])
+	}
+	if j["status"] != "ok" {
+		t.Errorf("status %v", j["status"])
+	}
+	// And retrying until success removes them.
+	o = run(t, context.Background(), "write", "--workers", "8", "--rows", "100", "--duration", "700ms",
+		"--journal", "delete", "--busy-timeout", "0", "--busy-retry", "until", "--no-store", "--format", "json", "--progress", "0")
+	j = jsonLines(t, o.out)[0]
+	if e, _ := j["errors"].(map[string]any); len(e) != 0 {
+		t.Errorf("errors with --busy-retry until: %v", e)
+	}
+	if r, _ := j["retries"].(float64); r == 0 {
+		t.Errorf("no retries counted: %v", j["retries"])
+	}
+}
+
+func TestOpenLoopReportsResponseAndRate(t *testing.T) {
+	o := run(t, context.Background(), "mixed", "--rate", "400", "--write-ratio", "25", "--duration", "1s", "--rows", "500",
+		"--journal", "wal", "--arrivals", "poisson", "--no-store", "--progress", "0", "--format", "json")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	j := jsonLines(t, o.out)[0]
+	extra := j["extra"].(map[string]any)
+	if extra["wanted_ops_per_s"].(float64) != 400 {
+		t.Errorf("wanted rate %v", extra["wanted_ops_per_s"])
+	}
+	read := j["latency_us"].(map[string]any)["read"].(map[string]any)
+	if _, ok := read["response"]; !ok {
+		t.Errorf("open loop lacks response times: %v", read)
+	}
+	o = run(t, context.Background(), "mixed", "--rate", "400", "--duration", "300ms", "--rows", "500", "--no-store", "--progress", "0")
+	if !strings.Contains(o.out, "wanted/s") || !strings.Contains(o.out, "achieved/s") {
+		t.Errorf("table lacks wanted/achieved:\n%s", o.out)
+	}
+}
+
+func TestLoadBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"read", "--keys", "hot"},
+		{"read", "--zipf-theta", "1.5"},
+		{"write", "--write-kind", "delete"},
+		{"mixed", "--arrivals", "bursty"},
+		{"mixed", "--readers", "0", "--writers", "0"},
+		{"read", "--rows", "0"},
+		{"read", "--duration", "soon"},
+		{"read", "--cpus", "999"},
+		{"read", "--memory", "1KB"},
+		{"read", "--writer", "two"},
+		{"read", "--wal-warn", "lots"},
+	} {
+		o := run(t, context.Background(), append(args, "--no-store")...)
+		if o.code != 2 || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, o.code, o.err)
+		}
+	}
+}
+
+func TestWALGrowthWarning(t *testing.T) {
+	o := run(t, context.Background(), "mixed", "--readers", "8", "--writers", "4", "--duration", "1500ms", "--rows", "1000",
+		"--journal", "wal", "--sync", "off", "--pool", "0", "--wal-warn", "1MB", "--series", "200ms", "--no-store", "--progress", "0")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	if !strings.Contains(o.out+o.err, "checkpoint starvation") {
+		t.Errorf("no WAL warning:\n%s\n%s", o.out, o.err)
+	}
+}
+
+func TestWriterSingleAndMutex(t *testing.T) {
+	o := run(t, context.Background(), "mixed", "--readers", "2", "--writers", "3", "--count", "600", "--rows", "300",
+		"--journal", "wal", "--writer", "single", "--write-mutex=true,false", "--no-store", "--progress", "0", "--format", "json")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	ls := jsonLines(t, o.out)
+	if len(ls) != 2 {
+		t.Fatalf("%d runs, want 2", len(ls))
+	}
+	for _, j := range ls {
+		if e, _ := j["errors"].(map[string]any); len(e) != 0 {
+			t.Errorf("errors with a single writer: %v", e)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"litebench/internal/limits"
+	"litebench/internal/report"
+	"litebench/internal/results"
+)
+
+// suiteFlags are the flags of the load suites.
+type suiteFlags struct {
+	cell     string // go-sqlite-bench -t
+	duration time.Duration
+	rate     float64
+	queries  int64
+	seedSize bool
+}
+
+func registerSuiteFlags(fs *flag.FlagSet) *suiteFlags {
+	f := &suiteFlags{}
+	fs.StringVar(&f.cell, "t", "1", "go-sqlite-bench: seconds per cell (as the seed's -t), or a duration")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "wal-growth: length of each run")
+	fs.Float64Var(&f.rate, "rate", 1000, "limits: target operations per second of the single-row cases")
+	fs.Int64Var(&f.queries, "queries", 5000, "limits: operations per single-row case")
+	fs.BoolVar(&f.seedSize, "seed-sizes", false, "limits: seed 004's own sizes (1,000 batches of 1,000 rows at 20/s, 1M rows; ~1 minute for that case alone)")
+	return f
+}
+
+func (f *suiteFlags) cellDuration() (string, error) {
+	if n, err := strconv.Atoi(f.cell); err == nil && n > 0 {
+		return strconv.Itoa(n) + "s", nil
+	}
+	if d, err := time.ParseDuration(f.cell); err == nil && d > 0 {
+		return d.String(), nil
+	}
+	return "", usagef("-t %q: want seconds per cell (1) or a duration (500ms)", f.cell)
+}
+
+func init() {
+	suites = append(suites,
+		suiteDef{"go-sqlite-bench", "seed 001's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
+		suiteDef{"limits", "seed 004's test cases on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GB when the machine allows", suiteLimits},
+		suiteDef{"wal-growth", "seed 000's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
+	)
+}
+
+type gsbCell struct {
+	readers, writers int
+	wal              bool
+	sync             string
+	conns            int
+	mutex            bool
+}
+
+// The seed's testsuite, in its order and sections.
+var gsbSections = []struct {
+	name  string
+	cells []gsbCell
+}{
+	{"Read only", []gsbCell{
+		{1, 0, true, "normal", 1, false}, {1, 0, true, "normal", 0, false},
+		{10, 0, true, "normal", 1, false}, {10, 0, true, "normal", 0, false},
+		{100, 0, true, "normal", 0, false}, {100, 0, true, "normal", 1, false}, {100, 0, true, "normal", 2, false},
+	}},
+	{"Write only", []gsbCell{
+		{0, 100, false, "normal", 0, false}, {0, 100, true, "full", 0, false},
+		{0, 1, true, "normal", 1, false}, {0, 1, true, "normal", 0, false},
+		{0, 10, true, "normal", 1, false}, {0, 10, true, "normal", 0, false},
+		{0, 100, true, "normal", 1, false}, {0, 100, true, "normal", 0, false},
+		{0, 100, true, "normal", 1, true}, {0, 100, true, "normal", 0, true},
+	}},
+	{"Read Heavy", []gsbCell{
+		{100, 10, true, "normal", 1, false}, {100, 10, true, "normal", 0, false},
+		{100, 10, true, "normal", 1, true}, {100, 10, true, "normal", 0, true},
+	}},
+	{"Write Heavy", []gsbCell{
+		{10, 100, true, "normal", 1, false}, {10, 100, true, "normal", 0, false},
+		{10, 100, true, "normal", 1, true}, {10, 100, true, "normal", 0, true},
+	}},
+}
+
+func yn(b bool) string {
+	if b {
+		return "Y"
+	}
+	return "N"
+}
+
+func suiteGoSQLiteBench(ctx context.Context, s *suiteRun) error {
+	d, err := s.flags.cellDuration()
+	if err != nil {
+		return err
+	}
+	if s.c.targets == "mattn" && !s.targetSet {
+		s.c.targets = "mattn,modernc"
+	}
+	ts, err := s.c.targetList()
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		tb := &report.Table{Title: fmt.Sprintf("Seed 001 (go-sqlite-bench) on %s: operations per second over %s per cell", t.Name(), d),
+			Headers: []string{"section", "readers", "writers", "WAL", "sync", "conns", "mutex", "read/s", "write/s", "total/s", "read p99 µs", "write p99 µs", "errors", "max WAL"},
+			Right:   []bool{false, true, true, false, false, true, false, true, true, true, true, true, false, true}}
+		var all []*results.Result
+		for _, sec := range gsbSections {
+			var steps []step
+			for _, c := range sec.cells {
+				journal := "delete"
+				if c.wal {
+					journal = "wal"
+				}
+				steps = append(steps, step{
+					label:    fmt.Sprintf("readers=%d writers=%d WAL=%s sync=%s conns=%d mutex=%s", c.readers, c.writers, yn(c.wal), strings.ToUpper(c.sync), c.conns, yn(c.mutex)),
+					workload: "mixed",
+					params: map[string]string{"schema": "foo", "rows": s.rows(100000), "readers": strconv.Itoa(c.readers),
+						"writers": strconv.Itoa(c.writers), "duration": d},
+					// The seed's busy timeout is 10 s (_timeout=10000).
+					set: map[string]string{"journal": journal, "sync": c.sync, "pool": strconv.Itoa(c.conns),
+						"write-mutex": strconv.FormatBool(c.mutex), "busy-timeout": "10000"},
+				})
+			}
+			rs, err := s.runStepsOn(ctx, sec.name, steps, t.Name())
+			all = append(all, rs...)
+			for i, r := range rs {
+				c := sec.cells[i]
+				rd, wr := opRate(r, "read"), opRate(r, "write")
+				_, rp99 := opLat(r, "read")
+				_, wp99 := opLat(r, "write")
+				tb.Rows = append(tb.Rows, []string{sec.name, strconv.Itoa(c.readers), strconv.Itoa(c.writers), yn(c.wal), strings.ToUpper(c.sync),
+					strconv.Itoa(c.conns), yn(c.mutex), report.Num(rd), report.Num(wr), report.Num(rd + wr), rp99, wp99,
+					report.ErrorCell(r.ErrorTotals()), maxWAL(r)})
+			}
+			if err != nil {
+				s.emit(tb, all)
+				return err
+			}
+		}
+		tb.Notes = append(tb.Notes,
+			"Same table, rows and statements as the seed: foo(id INTEGER PRIMARY KEY, name TEXT), 100,000 seeded rows, reads SELECT * FROM foo WHERE id=?, writes INSERT of a 30-letter name.",
+			"Differences from the seed: statements are prepared once (the seed prepares on every call; add --prepared=false to a 'litebench mixed' run to match), and rows come from --seed instead of the clock.")
+		if err := s.emit(tb, all); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func opRate(r *results.Result, op string) float64 {
+	o := r.Op(op)
+	if o == nil || r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(o.Count) / r.Elapsed
+}
+
+func maxWAL(r *results.Result) string {
+	var m int64
+	for _, p := range r.Series {
+		m = max(m, p.WALBytes)
+	}
+	if v, ok := r.Extra["wal_bytes"]; ok {
+		m = max(m, int64(v))
+	}
+	if m == 0 {
+		return "-"
+	}
+	return report.Bytes(m)
+}
+
+// The seed's test cases: name, workload, parameters.
+func limitsCases(f *suiteFlags, s *suiteRun) []step {
+	batches, batchRate := "100", "20"
+	if f.seedSize {
+		batches = "1000"
+	}
+	q := strconv.FormatInt(f.queries, 10)
+	rate := strconv.FormatFloat(f.rate, 'f', -1, 64)
+	loaded := s.rows(100000)
+	if f.seedSize {
+		loaded = "1000000"
+	}
+	common := func(extra map[string]string) map[string]string {
+		m := map[string]string{"schema": "account", "rows": loaded, "count": q, "rate": rate, "max-inflight": "100"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	return []step{
+		{"BATCH_INSERTS", "write", map[string]string{"schema": "account", "rows": "0", "count": batches, "rate": batchRate, "write-kind": "insert"},
+			map[string]string{"journal": "wal", "batch": "1000"}},
+		{"WRITES_100", "write", common(map[string]string{"write-kind": "insert"}), map[string]string{"journal": "wal"}},
+		{"READS_100", "read", common(nil), map[string]string{"journal": "wal"}},
+		{"WRITES_50_READS_50", "mixed", common(map[string]string{"write-ratio": "50", "readers": "0", "writers": "0"}), map[string]string{"journal": "wal"}},
+		{"WRITES_10_READS_90", "mixed", common(map[string]string{"write-ratio": "10", "readers": "0", "writers": "0"}), map[string]string{"journal": "wal"}},
+	}
+}
+
+func suiteLimits(ctx context.Context, s *suiteRun) error {
+	var notes []string
+	// Seed 004 ran in Docker with 2 CPUs and 1 GB; do the same when the
+	// user has not chosen limits and the machine allows it.
+	if s.c.cpus == 0 && s.c.memory == "" {
+		if err := limits.CPUs(min(2, limitsCPUs())); err != nil {
+			notes = append(notes, "CPU limit not applied: "+err.Error())
+		}
+		if err := limits.Memory(1 << 30); err != nil {
+			notes = append(notes, "memory limit not applied: "+err.Error())
+		}
+		defer limits.Release()
+	}
+	l := limits.Current()
+	notes = append(notes, fmt.Sprintf("limits in force: cpus=%d memory=%s", l.CPUs, report.Bytes(l.MemoryBytes)))
+	cases := limitsCases(s.flags, s)
+	rs, err := s.runSteps(ctx, "limits", cases)
+	for i, r := range rs {
+		c := cases[i%len(cases)]
+		tb := &report.Table{Title: fmt.Sprintf("Seed 004 %s on %s", c.label, r.Target),
+			Headers: []string{"", "value"}, Right: []bool{false, true}}
+		add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
+		add("account rows before", report.Num(r.Extra["table_rows_before"]))
+		add("account rows after", report.Num(r.Extra["table_rows_after"]))
+		add("test duration", fmt.Sprintf("%.3fs", r.Elapsed))
+		var n int64
+		for _, o := range r.Ops {
+			n += o.Count
+		}
+		add("executed queries", strconv.FormatInt(n, 10))
+		add("wanted queries rate", report.Num(r.Extra["wanted_ops_per_s"])+"/s")
+		add("actual queries rate", report.Num(float64(n)/max(r.Elapsed, 1e-9))+"/s")
+		add("errors", report.ErrorCell(r.ErrorTotals()))
+		for _, o := range r.Ops {
+			if o.Count == 0 {
+				continue
+			}
+			l := o.Response
+			if l == nil {
+				l = o.Service
+			}
+			ms := func(us float64) string { return fmt.Sprintf("%.3f ms", us/1000) }
+			add(o.Name+" min", ms(l["min"]))
+			add(o.Name+" max", ms(l["max"]))
+			add(o.Name+" mean", ms(l["mean"]))
+			for _, p := range []string{"p50", "p75", "p90", "p95", "p99", "p999"} {
+				add(o.Name+" percentile "+strings.TrimPrefix(strings.Replace(p, "p999", "99.9", 1), "p"), ms(l[p]))
+			}
+			add(o.Name+" service p99 (from actual start)", ms(o.Service["p99"]))
+			add(o.Name+" late (started >1ms behind schedule)", strconv.FormatInt(o.Late, 10))
+		}
+		if i == 0 {
+			tb.Notes = notes
+		}
+		if err := s.emit(tb, []*results.Result{r}); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func limitsCPUs() int { return runtime.NumCPU() }
+
+func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
+	d := s.flags.duration.String()
+	steps := []step{
+		{"pool unlimited", "mixed", map[string]string{"schema": "bench", "rows": s.rows(10000), "readers": "100", "writers": "100", "duration": d},
+			map[string]string{"journal": "wal", "sync": "normal", "pool": "0", "busy-timeout": "10000"}},
+		{"pool 1", "mixed", map[string]string{"schema": "bench", "rows": s.rows(10000), "readers": "100", "writers": "100", "duration": d},
+			map[string]string{"journal": "wal", "sync": "normal", "pool": "1", "busy-timeout": "10000"}},
+	}
+	rs, err := s.runSteps(ctx, "wal-growth", steps)
+	if len(rs) == 0 {
+		return err
+	}
+	sum := &report.Table{Title: "Seed 000 concurrent: 100 readers + 100 writers, WAL, synchronous=NORMAL",
+		Headers: []string{"target", "pool", "read/s", "write/s", "max WAL", "final WAL", "checkpoints completed", "errors"},
+		Right:   []bool{false, false, true, true, true, true, true, false}}
+	series := &report.Table{Title: "WAL size over time", Headers: []string{"t (s)"}, Right: []bool{true}}
+	for i, r := range rs {
+		var final, first, last int64
+		if n := len(r.Series); n > 0 {
+			final = r.Series[n-1].WALBytes
+			first, last = r.Series[0].WALSeq, r.Series[n-1].WALSeq
+		}
+		sum.Rows = append(sum.Rows, []string{r.Target, steps[i%len(steps)].label, report.Num(opRate(r, "read")), report.Num(opRate(r, "write")),
+			maxWAL(r), report.Bytes(final), strconv.FormatInt(last-first, 10), report.ErrorCell(r.ErrorTotals())})
+		series.Headers = append(series.Headers, r.Target+" "+steps[i%len(steps)].label)
+		series.Right = append(series.Right, true)
+	}
+	sum.Notes = append(sum.Notes, "A checkpoint completes only when no reader holds an older snapshot; with an unlimited pool 100 readers overlap all the time and the WAL grows without bound (checkpoint starvation). One connection serialises readers and writers, so every commit can checkpoint.")
+	for k := 0; ; k++ {
+		row := []string{}
+		any := false
+		for _, r := range rs {
+			if k < len(r.Series) {
+				if len(row) == 0 {
+					row = append(row, report.Num(r.Series[k].T))
+				}
+				row = append(row, report.Bytes(r.Series[k].WALBytes))
+				any = true
+			} else {
+				row = append(row, "-")
+			}
+		}
+		if !any {
+			break
+		}
+		if row[0] == "-" {
+			row[0] = strconv.Itoa(k + 1)
+		}
+		series.Rows = append(series.Rows, row)
+	}
+	if e := s.emit(sum, rs); e != nil {
+		return e
+	}
+	if s.c.format == "table" || s.c.format == "markdown" {
+		if e := series.Render(s.out, s.c.format); e != nil {
+			return e
+		}
+	}
+	return err
+}
