@@ -14,7 +14,7 @@ test:
 	./scripts/test
 
 bench:
-	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload
+	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload ./internal/loadgen
 
 selfcheck: build
 	./litebench selfcheck --rows 1000000 --repeat 5

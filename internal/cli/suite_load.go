@@ -145,7 +145,7 @@ func suiteGoSQLiteBench(ctx context.Context, s *suiteRun) error {
 		}
 		tb.Notes = append(tb.Notes,
 			"Same table, rows and statements as the seed: foo(id INTEGER PRIMARY KEY, name TEXT), 100,000 seeded rows, reads SELECT * FROM foo WHERE id=?, writes INSERT of a 30-letter name.",
-			"Differences from the seed: statements are prepared once (the seed prepares on every call; add --prepared=false to a 'litebench mixed' run to match), and rows come from --seed instead of the clock.")
+			"Differences from the seed: statements are prepared once (the seed prepares on every call; add --prepared=false to a 'litebench mixed' run to match); rows come from --seed instead of the clock; rates count operations completed within the window (the seed also counts those that finish after it, which flatters cells whose writers wait seconds in the busy handler, such as 100 writers without WAL).")
 		if err := s.emit(tb, all); err != nil {
 			return err
 		}
