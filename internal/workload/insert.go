@@ -199,6 +199,8 @@ type inserter struct {
 	stmts   map[int]target.Stmt // prepared, by rows per statement
 	txStmts map[int]target.Stmt // the same, bound to the current transaction
 	sqls    map[int]string
+	hotK    int
+	hotTx   target.Stmt // txStmts[hotK] of the current transaction
 	// excluded is time spent generating rows inline, outside the measure.
 	excluded time.Duration
 }
@@ -310,6 +312,7 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 		return err
 	}
 	clear(w.txStmts)
+	w.hotTx = nil
 	now := time.Now()
 	w.rec.Observe(opBegin, now.Sub(prev))
 	prev = now
@@ -338,6 +341,11 @@ func (w *inserter) exec(ctx context.Context, tx target.Tx, i int64, k int) error
 		}
 		return w.env.DB.Exec(ctx, w.sql(k), args...)
 	}
+	if tx != nil && k == w.hotK && w.hotTx != nil {
+		// The common case: the same statement as last time in this
+		// transaction, without map lookups.
+		return w.hotTx.Exec(ctx, args...)
+	}
 	st, err := w.stmt(ctx, k)
 	if err != nil {
 		return err
@@ -348,6 +356,7 @@ func (w *inserter) exec(ctx context.Context, tx target.Tx, i int64, k int) error
 			ts = tx.Stmt(st)
 			w.txStmts[k] = ts
 		}
+		w.hotK, w.hotTx = k, ts
 		return ts.Exec(ctx, args...)
 	}
 	return st.Exec(ctx, args...)
