@@ -68,6 +68,7 @@ func init() {
 		{"pragma", "print a pragma's value on a target or a database file", cmdPragma},
 		{"inspect", "describe a database file without changing it", cmdInspect},
 		{"selfcheck", "measure litebench's own overhead against a plain Go loop", cmdSelfcheck},
+		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
 		{"version", "print litebench's version", cmdVersion},
 	}
 }

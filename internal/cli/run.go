@@ -447,6 +447,14 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string, comman
 				if err != nil {
 					return nil, usageError{err.Error()}
 				}
+				t := t
+				if o, ok := w.(interface{ TargetFor(target.Target) string }); ok {
+					if name := o.TargetFor(t); name != "" {
+						if t, err = target.Get(name); err != nil {
+							return nil, usagef("--direct-target: %v", err)
+						}
+					}
+				}
 				label := spec.Name + " " + t.Name()
 				if vary := varyingLabel(m, s, spec, pp, paramPoints); vary != "" {
 					label += " " + vary

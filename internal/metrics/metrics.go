@@ -28,8 +28,12 @@ const (
 func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 
 // Error kinds counted per op kind.
-// "missing" is a read that found no row where one was expected.
-var ErrorKinds = []string{"busy", "locked", "constraint", "interrupted", "missing", "other"}
+// "missing" is a read that found no row where one was expected;
+// "mismatch" is a response that was not what was asked for (HTTP status or
+// body length).
+var ErrorKinds = []string{"busy", "locked", "constraint", "interrupted", "missing", "mismatch", "other"}
+
+const numErrorKinds = 7
 
 // ErrKind indexes ErrorKinds.
 func ErrKind(name string) int {
@@ -48,7 +52,7 @@ type opRec struct {
 	service  *hdr.Histogram
 	response *hdr.Histogram // open loop only
 	count    int64
-	errs     [6]int64
+	errs     [numErrorKinds]int64
 	retries  int64
 	late     int64 // operations that started behind schedule
 	overrun  int64 // operations that ended after the measured window

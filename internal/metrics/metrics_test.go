@@ -98,3 +98,9 @@ func BenchmarkObserveScheduledLiveParallel(b *testing.B) {
 		}
 	})
 }
+
+func TestErrorKindsFit(t *testing.T) {
+	if len(ErrorKinds) != numErrorKinds {
+		t.Fatalf("ErrorKinds has %d kinds, numErrorKinds says %d", len(ErrorKinds), numErrorKinds)
+	}
+}

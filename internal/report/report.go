@@ -356,6 +356,18 @@ func LoadSummary(rs []*results.Result) *Table {
 		t.Headers = append(t.Headers, n+" p50 µs", n+" p99 µs")
 		t.Right = append(t.Right, true, true)
 	}
+	// HTTP sweeps with the file control get each strategy's ratio to it.
+	fileRate := map[string]float64{}
+	for _, r := range rs {
+		if r.Workload == "http" && r.Params["strategy"] == "file" && r.Elapsed > 0 {
+			if o := r.Op("request"); o != nil {
+				fileRate[r.Params["concurrency"]+"/"+r.Params["rate"]] = float64(o.Count) / r.Elapsed
+			}
+		}
+	}
+	if len(fileRate) > 0 {
+		t.Headers, t.Right = append(t.Headers, "vs file"), append(t.Right, true)
+	}
 	t.Headers = append(t.Headers, "errors", "retries", "max WAL")
 	t.Right = append(t.Right, false, true, true)
 	for _, r := range rs {
@@ -404,6 +416,15 @@ func LoadSummary(rs []*results.Result) *Table {
 				l = o.Response
 			}
 			row = append(row, Num(l["p50"]), Num(l["p99"]))
+		}
+		if len(fileRate) > 0 {
+			cell := "-"
+			if f := fileRate[r.Params["concurrency"]+"/"+r.Params["rate"]]; f > 0 && r.Elapsed > 0 {
+				if o := r.Op("request"); o != nil {
+					cell = fmt.Sprintf("%.0f%%", 100*float64(o.Count)/r.Elapsed/f)
+				}
+			}
+			row = append(row, cell)
 		}
 		var maxWAL int64
 		for _, p := range r.Series {

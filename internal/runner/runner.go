@@ -110,6 +110,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	defer db.Close()
 	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
+	env.Options = Options(sp.Settings, path)
 	env.OpenWriter = func(ctx context.Context) (target.DB, error) {
 		o := Options(sp.Settings, path)
 		o.MaxOpen, o.ConnPerOp = 1, false

@@ -42,6 +42,9 @@ type Env struct {
 	// Start, when set (MarkStart), begins the measured interval after a
 	// warm-up.
 	Start time.Time
+	// Options are the target options the run's DB was opened with, for
+	// workloads that open handles of their own.
+	Options target.Options
 	// OpenWriter opens a second handle on the bench database with one
 	// connection, for --writer single.
 	OpenWriter func(ctx context.Context) (target.DB, error)

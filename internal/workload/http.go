@@ -1,0 +1,284 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"litebench/internal/loadgen"
+	"litebench/internal/metrics"
+	"litebench/internal/serve"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+)
+
+var httpOps = metrics.Ops{"request"}
+
+func init() {
+	Register(&Spec{
+		Name:    "http",
+		Summary: "seed 003: an HTTP server returns one page row by each --strategy, loaded over loopback by a built-in client",
+		Params: []Param{
+			{"strategy", "stmt-pool", "plain, prepared, conn-pool, stmt-pool, direct, file (the control)", true},
+			{"concurrency", "50", "closed loop: concurrent client connections (as hey -c)", true},
+			{"handles", "5", "N of conn-pool, stmt-pool and direct (seed 003 used 5, then 20)", true},
+			{"rows", "100", "pages in the table", true},
+			{"body-size", "5400", "bytes of each page body", true},
+			{"immutable", "false", "open the serving handles with immutable=1 (read-only, no locking)", true},
+			{"direct-target", "zombie", "target of --strategy direct when --target is a database/sql driver", false},
+			{"duration", "5s", "length of the measured part (ignored when --count is set)", true},
+			{"count", "0", "measured requests in total, instead of --duration", true},
+			{"warmup", "0s", "run this long first, unrecorded", false},
+			{"rate", "0", "open loop: requests per second (0 = closed loop)", true},
+			{"arrivals", "uniform", "open-loop spacing: uniform or poisson", true},
+			{"max-inflight", "200", "open loop: most requests in flight at once", true},
+			{"seed", "1", "data seed", false},
+		},
+		New: newHTTP,
+	})
+}
+
+type httpW struct {
+	params       map[string]string
+	strategy     string
+	concurrency  int
+	handles      int
+	rows         int64
+	bodySize     int
+	immutable    bool
+	directTarget string
+	seed         uint64
+	cfg          loadgen.Config
+	file         string
+}
+
+func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
+	w := &httpW{params: p, strategy: p["strategy"], directTarget: p["direct-target"]}
+	if err := serve.CheckStrategy(w.strategy); err != nil {
+		return nil, err
+	}
+	n, err := pInt(p, "concurrency", 1)
+	if err != nil {
+		return nil, err
+	}
+	w.concurrency = int(n)
+	if n, err = pInt(p, "handles", 1); err != nil {
+		return nil, err
+	}
+	w.handles = int(n)
+	if w.rows, err = pInt(p, "rows", 1); err != nil {
+		return nil, err
+	}
+	if n, err = pInt(p, "body-size", 1); err != nil {
+		return nil, err
+	}
+	w.bodySize = int(n)
+	if w.immutable, err = strconv.ParseBool(p["immutable"]); err != nil {
+		return nil, fmt.Errorf("--immutable %q: want true or false", p["immutable"])
+	}
+	if w.seed, err = pSeed(p); err != nil {
+		return nil, err
+	}
+	c := &w.cfg
+	c.Ops, c.Seed = httpOps, w.seed
+	if c.Duration, err = pDuration(p, "duration"); err != nil {
+		return nil, err
+	}
+	if c.Warmup, err = pDuration(p, "warmup"); err != nil {
+		return nil, err
+	}
+	if c.Count, err = pInt(p, "count", 0); err != nil {
+		return nil, err
+	}
+	if c.Count > 0 {
+		c.Duration = 0
+	} else if c.Duration <= 0 {
+		return nil, fmt.Errorf("--duration %s: want a positive duration, or set --count", p["duration"])
+	}
+	if c.Rate, err = pFloat(p, "rate", 0, 1e9); err != nil {
+		return nil, err
+	}
+	if c.Arrivals, err = loadgen.ParseArrivals(p["arrivals"]); err != nil {
+		return nil, err
+	}
+	if n, err = pInt(p, "max-inflight", 1); err != nil {
+		return nil, err
+	}
+	c.MaxInflight = int(n)
+	c.Choose = func(uint64) int { return 0 }
+	for i := 0; i < w.concurrency; i++ {
+		c.Roles = append(c.Roles, 0)
+	}
+	return w, nil
+}
+
+func (w *httpW) Name() string              { return "http" }
+func (w *httpW) Ops() metrics.Ops          { return httpOps }
+func (w *httpW) Params() map[string]string { return w.params }
+func (w *httpW) Total() int64              { return w.cfg.Count }
+
+// TargetFor names the target this run must use instead of the one asked
+// for: --strategy direct on a database/sql target uses --direct-target.
+func (w *httpW) TargetFor(t target.Target) string {
+	if w.strategy == "direct" && t.API() != "direct" {
+		return w.directTarget
+	}
+	return ""
+}
+
+// Setup creates and fills the pages table and writes page 1's body to a
+// file for the control.
+func (w *httpW) Setup(ctx context.Context, env *Env) error {
+	if err := SetupPages(ctx, env.DB, w.rows, w.bodySize, w.seed); err != nil {
+		return err
+	}
+	dir := filepath.Dir(env.Options.Path)
+	if env.Options.Memory {
+		if w.strategy != "file" && (w.strategy != "plain" && w.strategy != "prepared") {
+			return fmt.Errorf("--strategy %s opens several handles: it needs a database file, not --in-memory", w.strategy)
+		}
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, "litebench-page-*.html")
+	if err != nil {
+		return err
+	}
+	w.file = f.Name()
+	_, err = f.WriteString(Text(w.seed, 0, w.bodySize))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// SetupPages creates pages(id, body) with rows bodies of bodySize bytes.
+func SetupPages(ctx context.Context, db target.DB, rows int64, bodySize int, seed uint64) error {
+	if err := db.Exec(ctx, "CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"); err != nil {
+		return err
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	for i := int64(0); i < rows; i++ {
+		if err := tx.Exec(ctx, "INSERT INTO pages(id, body) VALUES (?, ?)", i+1, Text(seed, i, bodySize)); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// ServeOptions are the options of the serving handles: read-only (or
+// immutable), without pragmas that write.
+func ServeOptions(o target.Options, immutable bool) target.Options {
+	o.ReadOnly, o.Immutable = true, immutable
+	var keep []string
+	for _, p := range o.Pragmas {
+		if !strings.Contains(p, "journal_mode") && !strings.Contains(p, "page_size") && !strings.Contains(p, "locking_mode") {
+			keep = append(keep, p)
+		}
+	}
+	o.Pragmas = keep
+	return o
+}
+
+func (w *httpW) Run(ctx context.Context, env *Env) error {
+	defer os.Remove(w.file)
+	o := ServeOptions(env.Options, w.immutable)
+	if env.Options.Memory {
+		o = env.Options // the in-memory database exists only in this process
+	}
+	srv, err := serve.New(ctx, serve.Config{Strategy: w.strategy, Target: env.Target, Options: o, Handles: w.handles, File: w.file})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln) //nolint:errcheck // ends with Close below
+	defer hs.Close()
+	url := "http://" + ln.Addr().String() + "/"
+	tr := &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: max(w.concurrency, w.cfg.MaxInflight), DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+
+	cfg := w.cfg
+	if cfg.Rate > 0 {
+		cfg.Roles = nil
+	}
+	cfg.Done = &env.Done
+	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(httpOps) }
+	cfg.OnMeasure = env.MarkStart
+	cfg.Classify = func(err error) string {
+		if errors.Is(err, errMismatch) {
+			return "mismatch"
+		}
+		return "other"
+	}
+	cfg.NewExecutor = func(int) (loadgen.Executor, error) {
+		return &httpExec{client: client, url: url, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
+	}
+	if cfg.Warmup > 0 {
+		env.MarkStart(time.Time{})
+	}
+	st, err := loadgen.Run(ctx, cfg)
+	env.End = st.End
+	if cfg.Rate > 0 {
+		env.Extra["wanted_ops_per_s"] = cfg.Rate
+		if st.Lag != nil && st.Lag.TotalCount() > 0 {
+			env.Extra["sched_lag_p99_us"] = float64(st.Lag.ValueAtQuantile(99)) / 1e3
+		}
+	}
+	env.Extra["body_bytes"] = float64(w.bodySize)
+	return err
+}
+
+var errMismatch = errors.New("unexpected response")
+
+type httpExec struct {
+	client *http.Client
+	url    string
+	want   int64
+	buf    []byte
+}
+
+// Do fetches the page and checks the status and the body's length.
+func (e *httpExec) Do(ctx context.Context, _ int) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url, nil)
+	if err != nil {
+		return 0, loadgen.Fatal(err)
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for {
+		k, rerr := resp.Body.Read(e.buf)
+		n += int64(k)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			resp.Body.Close()
+			return 0, rerr
+		}
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || n != e.want {
+		return 0, fmt.Errorf("%w: status %d, %d body bytes (want 200, %d)", errMismatch, resp.StatusCode, n, e.want)
+	}
+	return 0, nil
+}
