@@ -156,7 +156,7 @@ FLAGS
 			return err
 		}
 	}
-	if err := workload.SetupPages(ctx, db, rows, int(body), *seed); err != nil {
+	if err := workload.SetupPages(ctx, db, rows, int(body), *seed, *immutable); err != nil {
 		return fmt.Errorf("creating pages: %w", err)
 	}
 	file := filepath.Join(dir, "litebench-page.html")

@@ -13,6 +13,7 @@ import (
 	"litebench/internal/results"
 	"litebench/internal/runner"
 	"litebench/internal/settings"
+	"litebench/internal/target"
 	"litebench/internal/workload"
 )
 
@@ -103,6 +104,14 @@ func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step,
 			w, err := wsp.New(params, set)
 			if err != nil {
 				return nil, usageError{err.Error()}
+			}
+			t := t
+			if o, ok := w.(interface{ TargetFor(target.Target) string }); ok {
+				if name := o.TargetFor(t); name != "" {
+					if t, err = target.Get(name); err != nil {
+						return nil, usageError{err.Error()}
+					}
+				}
 			}
 			specs = append(specs, runner.Spec{
 				RunID:    fmt.Sprintf("%s.%d", s.p.sweepID, len(s.all)+len(specs)+1),

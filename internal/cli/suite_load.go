@@ -26,7 +26,7 @@ type suiteFlags struct {
 func registerSuiteFlags(fs *flag.FlagSet) *suiteFlags {
 	f := &suiteFlags{}
 	fs.StringVar(&f.cell, "t", "1", "go-sqlite-bench: seconds per cell (as the seed's -t), or a duration")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "wal-growth: length of each run")
+	fs.DurationVar(&f.duration, "duration", 0, "wal-growth, turriate: length of each run (default 10s and 3s)")
 	fs.Float64Var(&f.rate, "rate", 1000, "limits: target operations per second of the single-row cases")
 	fs.Int64Var(&f.queries, "queries", 5000, "limits: operations per single-row case")
 	fs.BoolVar(&f.seedSize, "seed-sizes", false, "limits: seed 004's own sizes (1,000 batches of 1,000 rows at 20/s, 1M rows; ~1 minute for that case alone)")
@@ -47,6 +47,7 @@ func init() {
 	suites = append(suites,
 		suiteDef{"go-sqlite-bench", "seed 001's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
 		suiteDef{"limits", "seed 004's test cases on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GB when the machine allows", suiteLimits},
+		suiteDef{"turriate", "seed 003: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
 		suiteDef{"wal-growth", "seed 000's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
 	)
 }
@@ -267,8 +268,15 @@ func suiteLimits(ctx context.Context, s *suiteRun) error {
 
 func limitsCPUs() int { return runtime.NumCPU() }
 
+func (f *suiteFlags) durationOr(def time.Duration) string {
+	if f.duration > 0 {
+		return f.duration.String()
+	}
+	return def.String()
+}
+
 func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
-	d := s.flags.duration.String()
+	d := s.flags.durationOr(10 * time.Second)
 	steps := []step{
 		{"pool unlimited", "mixed", map[string]string{"schema": "bench", "rows": s.rows(10000), "readers": "100", "writers": "100", "duration": d},
 			map[string]string{"journal": "wal", "sync": "normal", "pool": "0", "busy-timeout": "10000"}},
@@ -324,6 +332,59 @@ func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
 		if e := series.Render(s.out, s.c.format); e != nil {
 			return e
 		}
+	}
+	return err
+}
+
+func suiteTurriate(ctx context.Context, s *suiteRun) error {
+	d := s.flags.durationOr(3 * time.Second)
+	st := func(label, strategy, handles string, extra map[string]string) step {
+		p := map[string]string{"strategy": strategy, "handles": handles, "concurrency": "50", "duration": d}
+		for k, v := range extra {
+			p[k] = v
+		}
+		return step{label, "http", p, map[string]string{"journal": "wal"}}
+	}
+	// The seed's order: the control, then each improvement.
+	steps := []step{
+		st("file from disk (control)", "file", "5", nil),
+		st("database/sql QueryRow", "plain", "5", nil),
+		st("+ prepared statement", "prepared", "5", nil),
+		st("connection pool (5)", "conn-pool", "5", nil),
+		st("pool of prepared statements (5)", "stmt-pool", "5", nil),
+		st("pool of prepared statements (20)", "stmt-pool", "20", nil),
+		st("pool of prepared statements (100)", "stmt-pool", "100", nil),
+		st("+ immutable", "stmt-pool", "100", map[string]string{"immutable": "true"}),
+		st("direct driver, statement pool (20)", "direct", "20", nil),
+	}
+	rs, err := s.runSteps(ctx, "turriate", steps)
+	if len(rs) == 0 {
+		return err
+	}
+	tb := &report.Table{Title: "Seed 003: one page row over HTTP, 50 concurrent clients (hey -z -c 50 in the seed)",
+		Headers: []string{"step", "target", "req/s", "vs file", "p50 µs", "p99 µs", "errors"},
+		Right:   []bool{false, false, true, true, true, true, false}}
+	var file float64
+	for i, r := range rs {
+		rate := opRate(r, "request")
+		if steps[i%len(steps)].params["strategy"] == "file" {
+			file = rate
+		}
+		vs := "-"
+		if file > 0 {
+			vs = fmt.Sprintf("%.0f%%", 100*rate/file)
+		}
+		p50, p99 := opLat(r, "request")
+		errs := report.ErrorCell(r.ErrorTotals())
+		if r.Status != results.StatusOK {
+			errs = r.Status + ": " + r.Error
+		}
+		tb.Rows = append(tb.Rows, []string{steps[i%len(steps)].label, r.Target, report.Num(rate), vs, p50, p99, errs})
+	}
+	tb.Notes = append(tb.Notes, "Every response is checked (status 200, body length); a mismatch is an error. The built-in client runs in the same process as the server, like hey on the seed's laptop; 'scripts/compare-loadgen' checks it against wrk and hey.",
+		"'direct' runs on zombie unless --target names a direct-API target; the other steps on --target (default mattn).")
+	if e := s.emit(tb, rs); e != nil {
+		return e
 	}
 	return err
 }

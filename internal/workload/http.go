@@ -40,6 +40,7 @@ func init() {
 			{"rate", "0", "open loop: requests per second (0 = closed loop)", true},
 			{"arrivals", "uniform", "open-loop spacing: uniform or poisson", true},
 			{"max-inflight", "200", "open loop: most requests in flight at once", true},
+			{"url", "", "load this already running server (e.g. 'litebench serve') instead of starting one; bodies must be --body-size bytes", false},
 			{"seed", "1", "data seed", false},
 		},
 		New: newHTTP,
@@ -55,13 +56,17 @@ type httpW struct {
 	bodySize     int
 	immutable    bool
 	directTarget string
+	url          string
 	seed         uint64
 	cfg          loadgen.Config
 	file         string
 }
 
 func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
-	w := &httpW{params: p, strategy: p["strategy"], directTarget: p["direct-target"]}
+	w := &httpW{params: p, strategy: p["strategy"], directTarget: p["direct-target"], url: p["url"]}
+	if w.url != "" && !strings.HasPrefix(w.url, "http://") {
+		return nil, fmt.Errorf("--url %q: want http://HOST:PORT/", w.url)
+	}
 	if err := serve.CheckStrategy(w.strategy); err != nil {
 		return nil, err
 	}
@@ -137,7 +142,7 @@ func (w *httpW) TargetFor(t target.Target) string {
 // Setup creates and fills the pages table and writes page 1's body to a
 // file for the control.
 func (w *httpW) Setup(ctx context.Context, env *Env) error {
-	if err := SetupPages(ctx, env.DB, w.rows, w.bodySize, w.seed); err != nil {
+	if err := SetupPages(ctx, env.DB, w.rows, w.bodySize, w.seed, w.immutable); err != nil {
 		return err
 	}
 	dir := filepath.Dir(env.Options.Path)
@@ -160,7 +165,19 @@ func (w *httpW) Setup(ctx context.Context, env *Env) error {
 }
 
 // SetupPages creates pages(id, body) with rows bodies of bodySize bytes.
-func SetupPages(ctx context.Context, db target.DB, rows int64, bodySize int, seed uint64) error {
+// For immutable readers everything is checkpointed into the main file
+// first: an immutable open does not look at the WAL.
+func SetupPages(ctx context.Context, db target.DB, rows int64, bodySize int, seed uint64, immutable bool) error {
+	if err := setupPages(ctx, db, rows, bodySize, seed); err != nil {
+		return err
+	}
+	if immutable {
+		return db.Exec(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	return nil
+}
+
+func setupPages(ctx context.Context, db target.DB, rows int64, bodySize int, seed uint64) error {
 	if err := db.Exec(ctx, "CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"); err != nil {
 		return err
 	}
@@ -193,23 +210,28 @@ func ServeOptions(o target.Options, immutable bool) target.Options {
 
 func (w *httpW) Run(ctx context.Context, env *Env) error {
 	defer os.Remove(w.file)
-	o := ServeOptions(env.Options, w.immutable)
-	if env.Options.Memory {
-		o = env.Options // the in-memory database exists only in this process
+	url := w.url
+	if url == "" {
+		o := ServeOptions(env.Options, w.immutable)
+		if env.Options.Memory {
+			o = env.Options // the in-memory database exists only in this process
+		}
+		srv, err := serve.New(ctx, serve.Config{Strategy: w.strategy, Target: env.Target, Options: o, Handles: w.handles, File: w.file})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+		go hs.Serve(ln) //nolint:errcheck // ends with Close below
+		defer hs.Close()
+		url = "http://" + ln.Addr().String() + "/"
+	} else {
+		env.Notes = append(env.Notes, "loaded an external server at "+url+"; --strategy and the settings describe this run's own database only")
 	}
-	srv, err := serve.New(ctx, serve.Config{Strategy: w.strategy, Target: env.Target, Options: o, Handles: w.handles, File: w.file})
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln) //nolint:errcheck // ends with Close below
-	defer hs.Close()
-	url := "http://" + ln.Addr().String() + "/"
 	tr := &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: max(w.concurrency, w.cfg.MaxInflight), DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
@@ -228,7 +250,12 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		return "other"
 	}
 	cfg.NewExecutor = func(int) (loadgen.Executor, error) {
-		return &httpExec{client: client, url: url, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
+		// One request per executor, reused: the client never changes it.
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &httpExec{client: client, req: req, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
 	}
 	if cfg.Warmup > 0 {
 		env.MarkStart(time.Time{})
@@ -249,18 +276,16 @@ var errMismatch = errors.New("unexpected response")
 
 type httpExec struct {
 	client *http.Client
-	url    string
+	req    *http.Request
 	want   int64
 	buf    []byte
 }
 
 // Do fetches the page and checks the status and the body's length.
-func (e *httpExec) Do(ctx context.Context, _ int) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url, nil)
-	if err != nil {
-		return 0, loadgen.Fatal(err)
-	}
-	resp, err := e.client.Do(req)
+// An interrupt ends the run between requests; one in flight is bounded by
+// the client's timeout.
+func (e *httpExec) Do(_ context.Context, _ int) (int, error) {
+	resp, err := e.client.Do(e.req)
 	if err != nil {
 		return 0, err
 	}
