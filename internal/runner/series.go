@@ -152,4 +152,3 @@ func (s *sampler) stop() ([]results.Point, []string) {
 }
 
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
