@@ -37,6 +37,7 @@ type common struct {
 	walWarn  string
 	cpus     int
 	memory   string
+	repeat   int
 	settings map[string]*string
 	// defaults are the workload's own setting defaults.
 	defaults map[string]string
@@ -53,6 +54,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
 	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
+	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
 	fs.StringVar(&c.memory, "memory", "", "confine litebench to SIZE of memory in a cgroup, e.g. 1GB (refused where cgroups are not writable)")
 	c.settings = map[string]*string{}
@@ -153,6 +155,9 @@ func (c *common) checkPaths(dbPath string) error {
 	}
 	if c.progress < 0 {
 		return usagef("--progress %s: want a positive duration or 0", c.progress)
+	}
+	if c.repeat < 1 {
+		return usagef("--repeat %d: want 1 or more", c.repeat)
 	}
 	if c.series < 0 {
 		return usagef("--series %s: want a positive duration or 0", c.series)
@@ -437,33 +442,51 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string, comman
 		paramPoints = next
 	}
 	p := &plan{sweepID: newID(), c: c}
-	for _, t := range ts {
-		for _, pp := range paramPoints {
-			for _, s := range m.Points() {
-				if err := s.Validate(); err != nil {
-					return nil, usageError{err.Error()}
-				}
-				w, err := spec.New(pp, s)
-				if err != nil {
-					return nil, usageError{err.Error()}
-				}
-				t := t
-				if o, ok := w.(interface{ TargetFor(target.Target) string }); ok {
-					if name := o.TargetFor(t); name != "" {
-						if t, err = target.Get(name); err != nil {
-							return nil, usagef("--direct-target: %v", err)
+	// Repetitions go round the cells (cell 1, cell 2, …, cell 1, …) so
+	// that drift of a noisy machine spreads over every cell alike. Every
+	// run gets its own workload: workloads keep state while they run.
+	for rep := 1; rep <= c.repeat; rep++ {
+		for _, t := range ts {
+			for _, pp := range paramPoints {
+				for _, s := range m.Points() {
+					if err := s.Validate(); err != nil {
+						return nil, usageError{err.Error()}
+					}
+					w, err := spec.New(pp, s)
+					if err != nil {
+						return nil, usageError{err.Error()}
+					}
+					t := t
+					if o, ok := w.(interface{ TargetFor(target.Target) string }); ok {
+						if name := o.TargetFor(t); name != "" {
+							if t, err = target.Get(name); err != nil {
+								return nil, usagef("--direct-target: %v", err)
+							}
 						}
 					}
+					label := spec.Name + " " + t.Name()
+					if vary := varyingLabel(m, s, spec, pp, paramPoints); vary != "" {
+						label += " " + vary
+					}
+					rp := 0
+					if c.repeat > 1 {
+						label += fmt.Sprintf(" #%d", rep)
+						rp = rep
+					}
+					p.specs = append(p.specs, runner.Spec{
+						RunID: fmt.Sprintf("%s.%d", p.sweepID, len(p.specs)+1), SweepID: p.sweepID,
+						Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep,
+						Label: label, Command: command, Repeat: rp,
+					})
 				}
-				label := spec.Name + " " + t.Name()
-				if vary := varyingLabel(m, s, spec, pp, paramPoints); vary != "" {
-					label += " " + vary
-				}
-				p.specs = append(p.specs, runner.Spec{
-					RunID: fmt.Sprintf("%s.%d", p.sweepID, len(p.specs)+1), SweepID: p.sweepID,
-					Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep,
-					Label: label, Command: command,
-				})
+			}
+		}
+	}
+	if c.repeat > 1 && dbPath != "" {
+		// A named database would be reused by the next repetition.
+		for _, sp := range p.specs {
+			if _, ok := sp.Workload.(runner.Reuser); ok {
+				return nil, usagef("--repeat with --db: repetitions would share one database file; use --dir instead")
 			}
 		}
 	}

@@ -519,6 +519,9 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	if IsLoad(rs) {
 		sum = LoadSummary(rs)
 	}
+	if Repeated(rs) {
+		sum = RepeatTable(rs)
+	}
 	if err := sum.Render(w, format); err != nil {
 		return err
 	}
@@ -537,7 +540,7 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 			multi = true
 		}
 	}
-	if multi {
+	if multi && !Repeated(rs) {
 		return Operations(rs).Render(w, format)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -86,10 +87,12 @@ type Result struct {
 	SQLite   string            `json:"sqlite_version"`
 	Settings map[string]string `json:"settings"`
 	// Params are the workload's own parameters (rows, schema, seed, …).
-	Params    map[string]string `json:"params"`
-	Status    string            `json:"status"`
-	Error     string            `json:"error,omitempty"`
-	StartedAt time.Time         `json:"started_at"`
+	Params map[string]string `json:"params"`
+	// Repeat numbers the repetitions of one cell (--repeat), from 1.
+	Repeat    int       `json:"repeat,omitempty"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error,omitempty"`
+	StartedAt time.Time `json:"started_at"`
 	// Rows is the number of rows the workload wrote or read.
 	Rows          int64   `json:"rows"`
 	Elapsed       float64 `json:"elapsed_seconds"`
@@ -210,6 +213,65 @@ func varying(rs []*Result, keys []string, of func(*Result) map[string]string) []
 				break
 			}
 		}
+	}
+	return out
+}
+
+// CellKey identifies what a run measured: workload, target, settings and
+// parameters. Repetitions of one cell share it.
+func (r *Result) CellKey() string {
+	var b strings.Builder
+	b.WriteString(r.Workload + "|" + r.Target)
+	for _, m := range []map[string]string{r.Settings, r.Params} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("|")
+		for _, k := range keys {
+			b.WriteString(k + "=" + m[k] + ";")
+		}
+	}
+	return b.String()
+}
+
+// Throughput is a run's headline rate: operations per second for
+// operation workloads (all kinds), rows per second otherwise.
+func (r *Result) Throughput() float64 {
+	switch r.Workload {
+	case "read", "write", "mixed", "http":
+		var n int64
+		for _, o := range r.Ops {
+			n += o.Count
+		}
+		if r.Elapsed > 0 {
+			return float64(n) / r.Elapsed
+		}
+		return 0
+	}
+	return r.RowsPerSecond
+}
+
+// Cell is the runs of one cell, in order.
+type Cell struct {
+	Key  string
+	Runs []*Result
+}
+
+// Cells groups runs by CellKey, in order of first appearance.
+func Cells(rs []*Result) []Cell {
+	var out []Cell
+	idx := map[string]int{}
+	for _, r := range rs {
+		k := r.CellKey()
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Cell{Key: k})
+		}
+		out[i].Runs = append(out[i].Runs, r)
 	}
 	return out
 }

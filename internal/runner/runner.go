@@ -33,6 +33,8 @@ type Spec struct {
 	Dir    string
 	// Keep leaves the bench database on disk after the run.
 	Keep bool
+	// Repeat numbers repetitions of one cell (0 or 1 for a single run).
+	Repeat int
 	// Label names the run in progress lines.
 	Label   string
 	Command string
@@ -72,6 +74,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
+		Repeat: sp.Repeat,
 	}
 	r.SQLite, _ = sp.Target.SQLiteVersion()
 	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)

@@ -50,7 +50,7 @@ func Summarise(values []float64) Summary {
 		s.Warnings = append(s.Warnings, w.Error())
 	}
 	if s.N > 1 && s.Spread > SpreadWarn {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("repetitions spread %.0f%% (min %.4g, max %.4g): differences smaller than that are noise", 100*s.Spread, s.Min, s.Max))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("repetitions spread %.0f%% (min %s, max %s): differences smaller than that are noise", 100*s.Spread, num(s.Min), num(s.Max)))
 	}
 	return s
 }
@@ -95,4 +95,11 @@ func Compare(a, b []float64) Comparison {
 	}
 	out.Delta = c.FormatDelta(out.A.Median, out.B.Median)
 	return out
+}
+
+func num(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
