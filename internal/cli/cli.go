@@ -68,6 +68,9 @@ func init() {
 		{"pragma", "print a pragma's value on a target or a database file", cmdPragma},
 		{"inspect", "describe a database file without changing it", cmdInspect},
 		{"selfcheck", "measure litebench's own overhead against a plain Go loop", cmdSelfcheck},
+		{"compare", "compare two runs, sweeps or --where/--vs sides, with significance", cmdCompare},
+		{"export", "write stored runs as JSON lines", cmdExport},
+		{"import", "add exported runs to a store", cmdImport},
 		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
 		{"version", "print litebench's version", cmdVersion},
 	}

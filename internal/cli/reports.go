@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"litebench/internal/report"
+	"litebench/internal/results"
+)
+
+// loadRuns reads runs by id (run, sweep or unique prefix), or the newest
+// sweep with last.
+func loadRuns(s *results.Store, ids []string, last bool) ([]*results.Result, error) {
+	var rs []*results.Result
+	if last {
+		got, err := s.LastSweep()
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		rs = append(rs, got...)
+	}
+	for _, id := range ids {
+		got, err := s.Get(id)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		rs = append(rs, got...)
+	}
+	return rs, nil
+}
+
+func cmdCompare(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench compare - are two sets of runs different, and by how much?
+
+SYNOPSIS
+    litebench compare A B
+    litebench compare --where K=V[,K=V] --vs K=V[,K=V] [RUN_OR_SWEEP... | --last | --all]
+
+DESCRIPTION
+    A and B are run ids, sweep ids or unique prefixes. Runs are grouped into
+    cells; the fields that take one value on each side and differ between
+    the sides are what is compared (say target=mattn against
+    target=modernc), and cells are paired on every other field, so two
+    sweeps compare line by line.
+
+    For every metric (throughput, and p50/p99 latency of every op kind) it
+    prints both medians with their 95% confidence intervals, the change, and
+    the p-value of a two-sided Mann-Whitney U test (as benchstat does). A
+    change that is not significant at 95% is shown as "~". Repeated runs
+    (--repeat) are the samples; a single run per side can show a change but
+    never a significant one.
+
+    --where and --vs pick the two sides out of the given runs (default: the
+    newest sweep; --all: every stored run). Keys: target, workload, any
+    setting (journal, sync, pool, ...) or workload parameter.
+
+FLAGS
+    --store FILE     results store (default litebench.db)
+    --format F       table, markdown, csv
+`)
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	store := fs.String("store", "litebench.db", "results store")
+	format := fs.String("format", "table", "table, markdown, csv")
+	where := fs.String("where", "", "side A: key=value,...")
+	vs := fs.String("vs", "", "side B: key=value,...")
+	last := fs.Bool("last", false, "pick from the newest sweep")
+	all := fs.Bool("all", false, "pick from every stored run")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	switch *format {
+	case "table", "markdown", "csv":
+	default:
+		return usagef("--format %q: compare prints table, markdown or csv", *format)
+	}
+	if (*where == "") != (*vs == "") {
+		return usagef("compare: --where and --vs go together")
+	}
+	if *where == "" && fs.NArg() != 2 {
+		return usagef("compare: give two run or sweep ids, or --where K=V --vs K=V (see 'litebench compare --help')")
+	}
+	s, err := results.OpenStoreReadOnly(*store)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer s.Close()
+	var a, b []*results.Result
+	if *where == "" {
+		if a, err = loadRuns(s, fs.Args()[:1], false); err != nil {
+			return err
+		}
+		if b, err = loadRuns(s, fs.Args()[1:], false); err != nil {
+			return err
+		}
+	} else {
+		wa, err := report.ParseConds(*where)
+		if err != nil {
+			return usagef("--where %v", err)
+		}
+		wb, err := report.ParseConds(*vs)
+		if err != nil {
+			return usagef("--vs %v", err)
+		}
+		var pool []*results.Result
+		switch {
+		case *all:
+			if pool, err = s.List(0); err != nil {
+				return err
+			}
+		case fs.NArg() > 0:
+			if pool, err = loadRuns(s, fs.Args(), false); err != nil {
+				return err
+			}
+		default:
+			if pool, err = loadRuns(s, nil, true); err != nil {
+				return err
+			}
+			_ = last
+		}
+		for _, r := range pool {
+			if report.Match(r, wa) {
+				a = append(a, r)
+			}
+			if report.Match(r, wb) {
+				b = append(b, r)
+			}
+		}
+	}
+	t, err := report.Compare(a, b)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	return t.Render(out, *format)
+}
+
+func cmdExport(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench export - write stored runs as JSON lines
+
+SYNOPSIS
+    litebench export [--store FILE] RUN_OR_SWEEP... | --last | --all  > runs.jsonl
+
+DESCRIPTION
+    One run per line, complete (settings, histograms, time series,
+    environment). 'litebench import' reads it into another store; the round
+    trip is exact, so runs from several machines can be compared and
+    reported together.
+`)
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	store := fs.String("store", "litebench.db", "results store")
+	last := fs.Bool("last", false, "the newest sweep")
+	all := fs.Bool("all", false, "every stored run")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 && !*last && !*all {
+		return usagef("export: name runs or sweeps, or pass --last or --all")
+	}
+	s, err := results.OpenStoreReadOnly(*store)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer s.Close()
+	var rs []*results.Result
+	if *all {
+		if rs, err = s.List(0); err != nil {
+			return err
+		}
+		// Oldest first, as they were made.
+		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+			rs[i], rs[j] = rs[j], rs[i]
+		}
+	} else if rs, err = loadRuns(s, fs.Args(), *last); err != nil {
+		return err
+	}
+	w := bufio.NewWriter(out)
+	for _, r := range rs {
+		b, err := results.MarshalJSONLine(r)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(errw, "exported %d run(s)\n", len(rs))
+	return nil
+}
+
+func cmdImport(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench import - add runs from 'litebench export' to a store
+
+SYNOPSIS
+    litebench import [--store FILE] FILE.jsonl...   (- reads stdin)
+
+DESCRIPTION
+    Every line must be a run; the whole file is checked before anything is
+    written. A run whose id is already in the store is replaced by the
+    imported one.
+`)
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	store := fs.String("store", "litebench.db", "results store")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("import: name a file of runs from 'litebench export' (- for stdin)")
+	}
+	var rs []*results.Result
+	for _, name := range fs.Args() {
+		var rd io.Reader
+		if name == "-" {
+			rd = os.Stdin
+		} else {
+			f, err := os.Open(name)
+			if err != nil {
+				return usagef("import: %v", err)
+			}
+			defer f.Close()
+			rd = f
+		}
+		sc := bufio.NewScanner(rd)
+		sc.Buffer(make([]byte, 1<<20), 1<<28)
+		line := 0
+		for sc.Scan() {
+			line++
+			if strings.TrimSpace(sc.Text()) == "" {
+				continue
+			}
+			r, err := results.UnmarshalJSONLine(sc.Bytes())
+			if err != nil {
+				return usagef("import: %s line %d: %v; import reads what 'litebench export' writes", name, line, err)
+			}
+			rs = append(rs, r)
+		}
+		if err := sc.Err(); err != nil {
+			return usagef("import: %s: %v", name, err)
+		}
+	}
+	if err := results.CheckOwned(*store, results.StoreAppID); err != nil {
+		return usagef("--store: %v; pass a new path", err)
+	}
+	if dir := filepath.Dir(*store); !isDir(dir) {
+		return usagef("--store %s: directory %s does not exist", *store, dir)
+	}
+	s, err := results.OpenStore(*store)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, r := range rs {
+		if err := s.Save(r); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(errw, "imported %d run(s) into %s\n", len(rs), s.Path())
+	return nil
+}
