@@ -70,6 +70,7 @@ func init() {
 		{"selfcheck", "measure litebench's own overhead against a plain Go loop", cmdSelfcheck},
 		{"compare", "compare two runs, sweeps or --where/--vs sides, with significance", cmdCompare},
 		{"export", "write stored runs as JSON lines", cmdExport},
+		{"report", "write a self-contained HTML report with charts", cmdReport},
 		{"import", "add exported runs to a store", cmdImport},
 		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
 		{"version", "print litebench's version", cmdVersion},

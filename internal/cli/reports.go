@@ -35,6 +35,24 @@ func loadRuns(s *results.Store, ids []string, last bool) ([]*results.Result, err
 	return rs, nil
 }
 
+// selectRuns is every stored run oldest first (all), or loadRuns.
+func selectRuns(s *results.Store, ids []string, last, all bool) ([]*results.Result, error) {
+	if !all {
+		return loadRuns(s, ids, last)
+	}
+	rs, err := s.List(0)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	if len(rs) == 0 {
+		return nil, usagef("no runs in %s yet", s.Path())
+	}
+	return rs, nil
+}
+
 func cmdCompare(ctx context.Context, args []string, out, errw io.Writer) error {
 	help := simpleHelp(`NAME
     litebench compare - are two sets of runs different, and by how much?
@@ -168,16 +186,8 @@ DESCRIPTION
 		return usageError{err.Error()}
 	}
 	defer s.Close()
-	var rs []*results.Result
-	if *all {
-		if rs, err = s.List(0); err != nil {
-			return err
-		}
-		// Oldest first, as they were made.
-		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
-			rs[i], rs[j] = rs[j], rs[i]
-		}
-	} else if rs, err = loadRuns(s, fs.Args(), *last); err != nil {
+	rs, err := selectRuns(s, fs.Args(), *last, *all)
+	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(out)
@@ -264,5 +274,109 @@ DESCRIPTION
 		}
 	}
 	fmt.Fprintf(errw, "imported %d run(s) into %s\n", len(rs), s.Path())
+	return nil
+}
+
+// writeReport writes the HTML report of rs to path, refusing to replace a
+// file that is not a litebench report.
+func writeReport(path string, rs []*results.Result, title string) error {
+	if err := checkReportPath(path); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".litebench-report-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	tmp.Chmod(0o644) //nolint:errcheck // best effort: reports are for sharing
+	if err := report.WriteHTML(tmp, rs, title); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// checkReportPath allows a new file or a litebench report.
+func checkReportPath(path string) error {
+	if dir := filepath.Dir(path); !isDir(dir) {
+		return usagef("-o %s: directory %s does not exist", path, dir)
+	}
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return usagef("-o %s: %v", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(report.HTMLMarker))
+	n, _ := io.ReadFull(f, head)
+	if string(head[:n]) != report.HTMLMarker {
+		return usagef("-o %s: the file exists and is not a litebench report; name a new file", path)
+	}
+	return nil
+}
+
+func cmdReport(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench report - write an HTML report of stored runs
+
+SYNOPSIS
+    litebench report [RUN_OR_SWEEP... | --last | --all] [-o FILE] [--title T]
+
+DESCRIPTION
+    One self-contained HTML file (inline SVG, CSS and a few lines of
+    JavaScript; nothing is fetched, it opens offline): the sweep table,
+    sortable, the best cell of each group highlighted; throughput bars
+    grouped by the setting that varies most, with error bars for repeated
+    cells; latency-by-percentile curves per op kind (log-scaled percentile
+    axis); time series (throughput, p99, WAL size) of runs that have them;
+    the environment and the command line that repeats each run. Runs from
+    several stores can be reported together after 'litebench import'.
+
+FLAGS
+    -o FILE        output (default litebench-report.html); an existing file
+                   is replaced only if it is a litebench report
+    --title T      page title
+    --last         the newest sweep (the default without ids)
+    --all          every stored run
+    --store FILE   results store (default litebench.db)
+`)
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	store := fs.String("store", "litebench.db", "results store")
+	outPath := fs.String("o", "litebench-report.html", "output file")
+	title := fs.String("title", "", "page title")
+	last := fs.Bool("last", false, "the newest sweep")
+	all := fs.Bool("all", false, "every stored run")
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if err := checkReportPath(*outPath); err != nil {
+		return err
+	}
+	s, err := results.OpenStoreReadOnly(*store)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	defer s.Close()
+	rs, err := selectRuns(s, fs.Args(), *last || fs.NArg() == 0, *all)
+	if err != nil {
+		return err
+	}
+	t := *title
+	if t == "" {
+		t = "litebench: " + rs[0].Workload
+		if sw := rs[0].SweepID; sw != "" {
+			t += " (sweep " + sw + ")"
+		}
+	}
+	if err := writeReport(*outPath, rs, t); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(*outPath)
+	fmt.Fprintf(out, "wrote %s (%d runs)\n", abs, len(rs))
 	return nil
 }

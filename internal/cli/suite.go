@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,6 +153,13 @@ SUITES
 FLAGS
     --target LIST   targets to run every section on (default mattn)
     --scale F       multiply every row count by F (default 1)
+    --report FILE   HTML report written at the end (default litebench-NAME.html
+                    in the current directory; 'none' skips it)
+    -t N            go-sqlite-bench: seconds per cell (default 1)
+    --duration D    wal-growth, turriate: length of each run
+    --rate R, --queries N, --seed-sizes
+                    limits: target rate and operations of the single-row
+                    cases, or seed 004's own sizes
     --dir, --keep, --store, --no-store, --format, --progress as for 'litebench insert'
 
 Every run is stored; 'litebench show --last' prints the suite again.
@@ -167,6 +175,7 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	c.register(fs)
 	scale := fs.Float64("scale", 1, "multiply row counts")
 	sf := registerSuiteFlags(fs)
+	reportPath := fs.String("report", "", "HTML report to write at the end (default litebench-SUITE.html; none to skip)")
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}
@@ -188,6 +197,17 @@ Every run is stored; 'litebench show --last' prints the suite again.
 			return usagef("suite: name a suite (%s); see 'litebench list suites'", strings.Join(names, ", "))
 		}
 		return usagef("suite: unknown suite %q (known: %s)", name, strings.Join(names, ", "))
+	}
+	switch *reportPath {
+	case "":
+		*reportPath = "litebench-" + name + ".html"
+	case "none":
+		*reportPath = ""
+	}
+	if *reportPath != "" {
+		if err := checkReportPath(*reportPath); err != nil {
+			return err
+		}
 	}
 	if *scale <= 0 {
 		return usagef("--scale %v: want a positive number", *scale)
@@ -220,6 +240,14 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	err := def.run(ctx, s)
 	if p.store != nil && len(s.all) > 0 {
 		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(s.all), p.sweepID, p.store.Path(), p.sweepID)
+	}
+	if *reportPath != "" && len(s.all) > 0 {
+		if werr := writeReport(*reportPath, s.all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
+			fmt.Fprintf(errw, "report not written: %v\n", werr)
+		} else {
+			abs, _ := filepath.Abs(*reportPath)
+			fmt.Fprintf(out, "\nreport: %s\n", abs)
+		}
 	}
 	if err != nil {
 		return err

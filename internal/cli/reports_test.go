@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A small stored sweep with repetitions, for the report commands.
+func storedSweep(t *testing.T) (dir, store string) {
+	t.Helper()
+	dir = t.TempDir()
+	store = filepath.Join(dir, "store.db")
+	o := run(t, context.Background(), "insert", "--rows", "3000", "--batch", "100,1000", "--target", "mattn,modernc",
+		"--repeat", "3", "--store", store, "--progress", "0")
+	if o.code != 0 {
+		t.Fatalf("insert exit %d: %s", o.code, o.err)
+	}
+	if !strings.Contains(o.out, "Medians of repeated runs") {
+		t.Errorf("repeated sweep lacks the medians table:\n%s", o.out)
+	}
+	return dir, store
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	dir, store := storedSweep(t)
+	a := run(t, context.Background(), "export", "--last", "--store", store)
+	if a.code != 0 || strings.Count(a.out, "\n") != 12 {
+		t.Fatalf("export exit %d, %d lines: %s", a.code, strings.Count(a.out, "\n"), a.err)
+	}
+	file := filepath.Join(dir, "runs.jsonl")
+	os.WriteFile(file, []byte(a.out), 0o644)
+	other := filepath.Join(dir, "other.db")
+	if o := run(t, context.Background(), "import", "--store", other, file); o.code != 0 {
+		t.Fatalf("import exit %d: %s", o.code, o.err)
+	}
+	b := run(t, context.Background(), "export", "--all", "--store", other)
+	if b.out != a.out {
+		t.Errorf("round trip changed the runs:\n%s\nvs\n%s", a.out, b.out)
+	}
+	// A malformed file is refused before anything is written.
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(strings.SplitN(a.out, "\n", 2)[0]+"\n{not json\n"), 0o644)
+	fresh := filepath.Join(dir, "fresh.db")
+	if o := run(t, context.Background(), "import", "--store", fresh, bad); o.code != 2 || !strings.Contains(o.err, "line 2") {
+		t.Errorf("bad import: exit %d, %q", o.code, o.err)
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("a refused import created the store")
+	}
+}
+
+func TestCompareWhereVs(t *testing.T) {
+	_, store := storedSweep(t)
+	o := run(t, context.Background(), "compare", "--where", "target=mattn", "--vs", "target=modernc", "--store", store, "--format", "csv")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	// One block per batch size, each starting with rows/s.
+	if n := strings.Count(o.out, ",rows/s,"); n != 2 {
+		t.Errorf("%d rows/s lines, want 2 (one per batch cell):\n%s", n, o.out)
+	}
+	if !strings.Contains(o.out, "batch=100") || !strings.Contains(o.out, "3+3") {
+		t.Errorf("cells or sample sizes missing:\n%s", o.out)
+	}
+	for _, args := range [][]string{
+		{"compare", "--where", "target=mattn", "--store", store},
+		{"compare", "onlyone", "--store", store},
+		{"compare", "--where", "nonsense", "--vs", "target=x", "--store", store},
+		{"compare", "--where", "target=nope", "--vs", "target=mattn", "--store", store},
+	} {
+		if o := run(t, context.Background(), args...); o.code != 2 {
+			t.Errorf("%v: exit %d", args, o.code)
+		}
+	}
+}
+
+func TestReportRefusesForeignFile(t *testing.T) {
+	dir, store := storedSweep(t)
+	foreign := filepath.Join(dir, "notes.html")
+	os.WriteFile(foreign, []byte("<html>mine</html>"), 0o644)
+	o := run(t, context.Background(), "report", "--store", store, "-o", foreign)
+	if o.code != 2 {
+		t.Errorf("exit %d", o.code)
+	}
+	if b, _ := os.ReadFile(foreign); string(b) != "<html>mine</html>" {
+		t.Error("foreign file touched")
+	}
+	ours := filepath.Join(dir, "r.html")
+	for i := 0; i < 2; i++ { // writing over our own report is fine
+		if o := run(t, context.Background(), "report", "--store", store, "-o", ours); o.code != 0 {
+			t.Fatalf("report exit %d: %s", o.code, o.err)
+		}
+	}
+}
+
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("LITEBENCH_REQUIRE_BROWSER") != "" {
+		t.Fatal("no chromium on PATH and LITEBENCH_REQUIRE_BROWSER is set")
+	}
+	t.Skip("no chromium on PATH")
+	return ""
+}
+
+// A real browser loads the report from a file: the script ran, the table
+// has one row per cell, and the charts were drawn.
+func TestReportInBrowser(t *testing.T) {
+	bin := chromium(t)
+	dir, store := storedSweep(t)
+	page := filepath.Join(dir, "report.html")
+	if o := run(t, context.Background(), "report", "--store", store, "-o", page); o.code != 0 {
+		t.Fatalf("report exit %d: %s", o.code, o.err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
+		"--virtual-time-budget=2000", "--dump-dom", "file://"+page)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	dom := string(out)
+	if !strings.Contains(dom, `data-ready="1"`) {
+		t.Error("the page's script did not run")
+	}
+	if n := len(regexp.MustCompile(`<tr class="cell`).FindAllString(dom, -1)); n != 4 {
+		t.Errorf("%d table rows, want 4 cells", n)
+	}
+	if n := strings.Count(dom, `class="bar"`); n != 4 {
+		t.Errorf("%d bars drawn, want 4", n)
+	}
+	if n := strings.Count(dom, `class="curve"`); n < 4 {
+		t.Errorf("%d latency curves, want one per cell and op kind", n)
+	}
+	if n := strings.Count(dom, `class="errbar"`); n != 4 {
+		t.Errorf("%d error bars, want 4 (3 repetitions per cell)", n)
+	}
+	// And a screenshot renders.
+	shot := filepath.Join(dir, "shot.png")
+	if err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile2"),
+		"--window-size=1200,1600", "--screenshot="+shot, "file://"+page).Run(); err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
+		t.Errorf("screenshot missing or empty: %v", err)
+	}
+}

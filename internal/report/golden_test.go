@@ -1,0 +1,190 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// Synthetic runs: a sweep of target × journal × pool, each cell repeated,
+// with histograms, open-loop response times, errors and time series, all
+// derived from the run's index (no clock, no randomness).
+func synthetic(n int) []*results.Result {
+	var rs []*results.Result
+	targets := []string{"mattn", "modernc"}
+	journals := []string{"delete", "wal"}
+	pools := []string{"0", "1"}
+	cells := len(targets) * len(journals) * len(pools)
+	for i := 0; i < n; i++ {
+		c := i % cells
+		rep := i/cells + 1
+		t, j, p := targets[c%2], journals[(c/2)%2], pools[(c/4)%2]
+		base := float64(1000*(c+1)) * (1 + 0.01*float64(rep%3))
+		rec := metrics.NewRecorder(metrics.Ops{"read", "write"})
+		for k := 0; k < 200; k++ {
+			d := time.Duration(1000*(c+1)+37*k*k) * time.Nanosecond
+			rec.ObserveScheduled(0, d, d+time.Duration(k)*time.Microsecond, k > 190)
+			if k%4 == 0 {
+				rec.Observe(1, 3*d)
+			}
+		}
+		if c%3 == 0 {
+			rec.Error(1, "busy")
+		}
+		ops := results.OpsFromMetrics(metrics.Merge(metrics.Ops{"read", "write"}, []*metrics.Recorder{rec}))
+		r := &results.Result{
+			RunID: fmt.Sprintf("sweep1.%d", i+1), SweepID: "sweep1", Workload: "mixed", Target: t, SQLite: "3.50.4",
+			Settings:  map[string]string{"journal": j, "pool": p, "sync": "normal"},
+			Params:    map[string]string{"readers": "4", "writers": "1", "rate": "1000"},
+			Repeat:    rep,
+			Status:    results.StatusOK,
+			StartedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC),
+			Rows:      int64(base * 2), Elapsed: 2, RowsPerSecond: base,
+			Extra:   map[string]float64{"wanted_ops_per_s": 1000},
+			Ops:     ops,
+			Command: fmt.Sprintf("litebench mixed --target %s --journal %s --pool %s", t, j, p),
+			Env:     results.Env{Target: t, API: "database/sql", OS: "linux", Arch: "amd64", CPUModel: "Synthetic CPU", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26", Litebench: "test"},
+		}
+		for s := 0; s < 5; s++ {
+			r.Series = append(r.Series, results.Point{T: float64(s + 1), Rows: int64(s * 100),
+				OpsPerS: map[string]float64{"read": base * 0.9, "write": base * 0.1}, P99us: map[string]float64{"read": float64(10 + s)},
+				WALBytes: int64((s + 1) * (c + 1) * 4096)})
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run 'go test ./internal/report -update' to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; if the change is intended, run 'go test ./internal/report -update'\n--- got ---\n%s", name, got)
+	}
+}
+
+func TestGoldenFormats(t *testing.T) {
+	SettingOrder = []string{"journal", "sync", "pool"}
+	rs := synthetic(16)
+	for _, f := range []string{"markdown", "csv", "json"} {
+		var b bytes.Buffer
+		if err := Write(&b, rs, f); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "sweep."+map[string]string{"markdown": "md", "csv": "csv", "json": "jsonl"}[f], b.Bytes())
+	}
+	d := BuildHTMLData("synthetic", rs)
+	b, _ := json.MarshalIndent(d, "", " ")
+	golden(t, "html-data.json", append(b, '\n'))
+}
+
+// The page embeds the same data the golden file holds, and draws a bar per
+// cell and a curve per cell and op kind.
+func TestHTMLEmbedsDataAndCharts(t *testing.T) {
+	SettingOrder = []string{"journal", "sync", "pool"}
+	rs := synthetic(16)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rs, "synthetic"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !strings.HasPrefix(page, HTMLMarker) {
+		t.Error("page lacks the marker")
+	}
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="litebench-data">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no embedded data")
+	}
+	var d HTMLData
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(m[1], `<\/`, "</")), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Cells) != 8 || d.Cells[0].N != 2 {
+		t.Errorf("%d cells, first has n=%d; want 8 cells of 2 runs", len(d.Cells), d.Cells[0].N)
+	}
+	if got := strings.Count(page, `class="bar"`); got != 8 {
+		t.Errorf("%d bars, want 8", got)
+	}
+	if got := strings.Count(page, `class="errbar"`); got != 8 {
+		t.Errorf("%d error bars, want 8 (every cell is repeated)", got)
+	}
+	if got := strings.Count(page, `<tr class="cell`); got != 8 {
+		t.Errorf("%d table rows, want 8", got)
+	}
+	for _, bad := range []string{"http://", "https://", "src=", "<link"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page refers to something outside itself: %q", bad)
+		}
+	}
+}
+
+func TestLTTB(t *testing.T) {
+	var pts [][2]float64
+	for i := 0; i < 1000; i++ {
+		y := 0.0
+		if i == 500 {
+			y = 100 // a spike must survive
+		}
+		pts = append(pts, [2]float64{float64(i), y})
+	}
+	out := LTTB(pts, 50)
+	if len(out) != 50 || out[0] != pts[0] || out[49] != pts[999] {
+		t.Fatalf("%d points, ends %v %v", len(out), out[0], out[len(out)-1])
+	}
+	spike := false
+	for _, p := range out {
+		if p[1] == 100 {
+			spike = true
+		}
+	}
+	if !spike {
+		t.Error("the spike was dropped")
+	}
+}
+
+// 1,000 stored runs make a page under 5 MB (time is checked by
+// BenchmarkHTMLReport1000).
+func TestHTMLSize1000Runs(t *testing.T) {
+	rs := synthetic(1000)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rs, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 5<<20 {
+		t.Errorf("report of 1000 runs is %d bytes, over 5 MB", b.Len())
+	}
+}
+
+func BenchmarkHTMLReport1000(b *testing.B) {
+	rs := synthetic(1000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, rs, "big"); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(buf.Len())/1e6, "MB")
+	}
+}
