@@ -24,14 +24,28 @@ func simpleHelp(text string) func(io.Writer) {
 
 func parse(fs *flag.FlagSet, args []string, out io.Writer, help func(io.Writer)) error {
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			help(out)
-			return flag.ErrHelp
+	// Flags may come before or after the positional arguments
+	// ('litebench compare A B --store x.db'); "--" ends the flags.
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				help(out)
+				return flag.ErrHelp
+			}
+			return usagef("%s: %v (see 'litebench %s --help')", fs.Name(), err, fs.Name())
 		}
-		return usagef("%s: %v (see 'litebench %s --help')", fs.Name(), err, fs.Name())
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
-	return nil
+	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 func cmdList(ctx context.Context, args []string, out, errw io.Writer) error {

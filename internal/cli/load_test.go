@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +144,26 @@ func TestWriterSingleAndMutex(t *testing.T) {
 		if e, _ := j["errors"].(map[string]any); len(e) != 0 {
 			t.Errorf("errors with a single writer: %v", e)
 		}
+	}
+}
+
+// A suite given bad flags says so in one line and creates nothing.
+func TestSuiteBadFlagsTouchNothing(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store.db")
+	for _, args := range [][]string{
+		{"suite", "limits", "--rate", "0"},
+		{"suite", "go-sqlite-bench", "-t", "soon"},
+		{"suite", "wal-growth", "--duration", "-1s"},
+		{"suite", "quick", "--report", filepath.Join(dir, "missing", "r.html")},
+		{"suite", "nosuch"},
+	} {
+		o := run(t, context.Background(), append(args, "--store", store, "--dir", dir)...)
+		if o.code != 2 || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q", args, o.code, o.err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files created: %v", entries)
 	}
 }

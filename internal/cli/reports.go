@@ -280,7 +280,7 @@ DESCRIPTION
 // writeReport writes the HTML report of rs to path, refusing to replace a
 // file that is not a litebench report.
 func writeReport(path string, rs []*results.Result, title string) error {
-	if err := checkReportPath(path); err != nil {
+	if err := checkReportPath("-o", path); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".litebench-report-*")
@@ -300,22 +300,22 @@ func writeReport(path string, rs []*results.Result, title string) error {
 }
 
 // checkReportPath allows a new file or a litebench report.
-func checkReportPath(path string) error {
+func checkReportPath(flagName, path string) error {
 	if dir := filepath.Dir(path); !isDir(dir) {
-		return usagef("-o %s: directory %s does not exist", path, dir)
+		return usagef("%s %s: directory %s does not exist", flagName, path, dir)
 	}
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil
 	}
 	if err != nil {
-		return usagef("-o %s: %v", path, err)
+		return usagef("%s %s: %v", flagName, path, err)
 	}
 	defer f.Close()
 	head := make([]byte, len(report.HTMLMarker))
 	n, _ := io.ReadFull(f, head)
 	if string(head[:n]) != report.HTMLMarker {
-		return usagef("-o %s: the file exists and is not a litebench report; name a new file", path)
+		return usagef("%s %s: the file exists and is not a litebench report; name a new file", flagName, path)
 	}
 	return nil
 }
@@ -354,7 +354,7 @@ FLAGS
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}
-	if err := checkReportPath(*outPath); err != nil {
+	if err := checkReportPath("-o", *outPath); err != nil {
 		return err
 	}
 	s, err := results.OpenStoreReadOnly(*store)

@@ -205,9 +205,12 @@ Every run is stored; 'litebench show --last' prints the suite again.
 		*reportPath = ""
 	}
 	if *reportPath != "" {
-		if err := checkReportPath(*reportPath); err != nil {
+		if err := checkReportPath("--report", *reportPath); err != nil {
 			return err
 		}
+	}
+	if err := sf.validate(); err != nil {
+		return err
 	}
 	if *scale <= 0 {
 		return usagef("--scale %v: want a positive number", *scale)

@@ -33,6 +33,20 @@ func registerSuiteFlags(fs *flag.FlagSet) *suiteFlags {
 	return f
 }
 
+// validate checks the suite flags before anything is created.
+func (f *suiteFlags) validate() error {
+	if _, err := f.cellDuration(); err != nil {
+		return err
+	}
+	if f.rate <= 0 || f.queries < 1 {
+		return usagef("suite: --rate and --queries must be positive (got %v and %d)", f.rate, f.queries)
+	}
+	if f.duration < 0 {
+		return usagef("suite: --duration %s: want a positive duration", f.duration)
+	}
+	return nil
+}
+
 func (f *suiteFlags) cellDuration() (string, error) {
 	if n, err := strconv.Atoi(f.cell); err == nil && n > 0 {
 		return strconv.Itoa(n) + "s", nil
