@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -391,7 +392,7 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", name, fs.Arg(0), name)
 	}
-	p, err := buildPlan(spec, &c, params, strings.Join(append([]string{"litebench", name}, args...), " "))
+	p, err := buildPlan(spec, &c, params)
 	if err != nil {
 		return err
 	}
@@ -407,7 +408,7 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 }
 
 // buildPlan validates everything and expands the sweep; it touches no file.
-func buildPlan(spec *workload.Spec, c *common, params map[string]*string, command string) (*plan, error) {
+func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
 	c.defaults = spec.SettingDefaults
 	m, dbPath, err := c.matrix()
 	if err != nil {
@@ -476,7 +477,7 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string, comman
 					p.specs = append(p.specs, runner.Spec{
 						RunID: fmt.Sprintf("%s.%d", p.sweepID, len(p.specs)+1), SweepID: p.sweepID,
 						Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep,
-						Label: label, Command: command, Repeat: rp,
+						Label: label, Command: cellCommand(spec, t, pp, s, c, dbPath), Repeat: rp,
 					})
 				}
 			}
@@ -491,6 +492,47 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string, comman
 		}
 	}
 	return p, nil
+}
+
+// cellCommand is the command line that repeats one run of a sweep: the
+// workload, the target, every parameter and every setting that differs
+// from its default (the workload's own defaults included).
+func cellCommand(spec *workload.Spec, t target.Target, pp map[string]string, s settings.Settings, c *common, dbPath string) string {
+	parts := []string{"litebench", spec.Name, "--target", t.Name()}
+	for _, p := range spec.Params {
+		if v := pp[p.Name]; v != p.Default {
+			parts = append(parts, "--"+p.Name, shellQuote(v))
+		}
+	}
+	def := settings.Default()
+	for k, v := range spec.SettingDefaults {
+		def.Set(k, v)
+	}
+	for _, sp := range settings.Specs {
+		if v := s.Get(sp.Key); v != def.Get(sp.Key) {
+			parts = append(parts, "--"+sp.Key+"="+shellQuote(v))
+		}
+	}
+	if dbPath != "" {
+		parts = append(parts, "--db", shellQuote(dbPath))
+	}
+	if c.cpus > 0 {
+		parts = append(parts, "--cpus", strconv.Itoa(c.cpus))
+	}
+	if c.memory != "" {
+		parts = append(parts, "--memory", c.memory)
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(v string) string {
+	if v != "" && strings.IndexFunc(v, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == ',' || r == '/' || r == ':' || r == '=' || r == '@' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
 
 func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string) string {

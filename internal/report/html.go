@@ -78,7 +78,7 @@ func WriteHTML(w io.Writer, rs []*results.Result, title string) error {
 			get  func(SeriesRun) [][2]float64
 			fmt  func(float64) string
 		}{
-			{"operations per second", func(s SeriesRun) [][2]float64 { return s.Ops }, Num},
+			{"throughput (operations, or rows, per second)", func(s SeriesRun) [][2]float64 { return s.Ops }, Num},
 			{"p99 latency (µs), worst op kind", func(s SeriesRun) [][2]float64 { return s.P99 }, Num},
 			{"WAL size", func(s SeriesRun) [][2]float64 { return s.WAL }, func(v float64) string { return Bytes(int64(v)) }},
 		} {

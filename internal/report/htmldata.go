@@ -285,13 +285,21 @@ func buildSeries(rs []*results.Result, cells []HTMLCell) []SeriesRun {
 			sr.Label += " #" + itoa(r.Repeat)
 		}
 		var ops, p99, wal [][2]float64
+		var prevT float64
+		var prevRows int64
 		for _, p := range r.Series {
 			var tot, worst float64
 			for _, v := range p.OpsPerS {
 				tot += v
 			}
-			if len(p.OpsPerS) == 0 && len(r.Series) > 0 {
+			if len(p.OpsPerS) == 0 {
+				// Workloads without live recorders (insert, scan): rows per
+				// second between samples.
 				tot = math.NaN()
+				if p.T > prevT {
+					tot = float64(p.Rows-prevRows) / (p.T - prevT)
+				}
+				prevT, prevRows = p.T, p.Rows
 			}
 			for _, v := range p.P99us {
 				worst = math.Max(worst, v)
