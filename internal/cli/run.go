@@ -277,7 +277,8 @@ func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Res
 				return rs, fmt.Errorf("saving run %s: %w", r.RunID, err)
 			}
 		}
-		fmt.Fprintf(errw, "%s %s: %s rows in %ss, %s rows/s\n", sp.Label, r.Status, report.Num(float64(r.Rows)), report.Num(r.Elapsed), report.Num(r.RowsPerSecond))
+		u := runner.Unit(sp.Workload)
+		fmt.Fprintf(errw, "%s %s: %s %ss in %ss, %s %ss/s\n", sp.Label, r.Status, report.Num(float64(r.Rows)), u, report.Num(r.Elapsed), report.Num(r.RowsPerSecond), u)
 		if r.Error != "" {
 			fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)
 		}

@@ -249,7 +249,7 @@ func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
 				if s := env.Started(); !s.IsZero() {
 					el = time.Since(s)
 				}
-				line := ProgressLine(sp.Label, env.Done.Load(), total, el)
+				line := progressLine(sp.Label, env.Done.Load(), total, el, Unit(sp.Workload))
 				if w := smp.wal.Load(); w > 0 {
 					line += ", WAL " + report.Bytes(w)
 				}
@@ -267,6 +267,18 @@ func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
 // ProgressLine formats a progress line in the spirit of seed 000:
 // "label  845999/10000000 (8.46%) in 2s, avg 2.364µs/row, 422983 rows/s".
 func ProgressLine(label string, done, total int64, el time.Duration) string {
+	return progressLine(label, done, total, el, "row")
+}
+
+// Unit names what a workload counts ("row" unless it says otherwise).
+func Unit(w workload.Workload) string {
+	if u, ok := w.(interface{ Unit() string }); ok {
+		return u.Unit()
+	}
+	return "row"
+}
+
+func progressLine(label string, done, total int64, el time.Duration, unit string) string {
 	var b strings.Builder
 	if label != "" {
 		b.WriteString(label)
@@ -280,7 +292,7 @@ func ProgressLine(label string, done, total int64, el time.Duration) string {
 	fmt.Fprintf(&b, " in %s", el.Round(10*time.Millisecond))
 	if done > 0 {
 		per := el / time.Duration(done)
-		fmt.Fprintf(&b, ", avg %s/row, %.0f rows/s", per, float64(done)/el.Seconds())
+		fmt.Fprintf(&b, ", avg %s/%s, %.0f %ss/s", per, unit, float64(done)/el.Seconds(), unit)
 	}
 	return b.String()
 }

@@ -126,6 +126,7 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 }
 
 func (w *httpW) Name() string              { return "http" }
+func (w *httpW) Unit() string              { return "request" }
 func (w *httpW) Ops() metrics.Ops          { return httpOps }
 func (w *httpW) Params() map[string]string { return w.params }
 func (w *httpW) Total() int64              { return w.cfg.Count }

@@ -233,6 +233,7 @@ func newOps(name string, p map[string]string, s settings.Settings) (Workload, er
 }
 
 func (w *opsW) Name() string              { return w.name }
+func (w *opsW) Unit() string              { return "op" }
 func (w *opsW) Ops() metrics.Ops          { return rwOps }
 func (w *opsW) Params() map[string]string { return w.params }
 func (w *opsW) Total() int64              { return w.cfg.Count }
