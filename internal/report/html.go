@@ -158,7 +158,15 @@ func barChart(d HTMLData) string {
 	var b strings.Builder
 	n := len(d.Cells)
 	w := max(chartW, padL+padR+n*14)
-	fmt.Fprintf(&b, `<svg class="chart bars" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, w, chartH, w, chartH)
+	// Suite sections hold different steps: each bar is named under it
+	// instead of by a shared legend.
+	named := d.GroupBy == "section"
+	h, below := chartH, 0
+	if named {
+		below = 110
+		h += below
+	}
+	fmt.Fprintf(&b, `<svg class="chart bars" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, w, h, w, h)
 	top := 0.0
 	for _, c := range d.Cells {
 		top = math.Max(top, math.Max(c.Median, c.Hi))
@@ -201,6 +209,10 @@ func barChart(d HTMLData) string {
 			}
 			fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s" stroke-width="2"><title>%s: %s %s (n=%d%s)</title></rect>`,
 				bx, y(c.Median), bw, y(0)-y(c.Median), fill, stroke, html.EscapeString(c.Label), Num(c.Median), d.Unit, c.N, ciTitle(c))
+			if named {
+				lx, ly := bx+bw/2+3, chartH-padB+26
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" transform="rotate(55 %.1f %d)">%s</text>`, lx, ly, lx, ly, html.EscapeString(shorten(sectionStep(c.Label), 24)))
+			}
 			if c.N > 1 {
 				cx := bx + bw/2
 				fmt.Fprintf(&b, `<path class="errbar" d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f" stroke="#000" fill="none"/>`,
@@ -209,19 +221,23 @@ func barChart(d HTMLData) string {
 			x += slot
 			k++
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, (gx+x)/2, chartH-padB+16, html.EscapeString(shorten(g, 28)))
+		// Group names fit their cluster's width (about 6 px a character).
+		fit := max(int((x-gx)/6), 4)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle"><title>%s</title>%s</text>`, (gx+x)/2, chartH-padB+16, html.EscapeString(g), html.EscapeString(shorten(g, fit)))
 		x += slot
 	}
 	// Legend: a bar's colour is its place within its group, named by the
 	// first group's cells.
 	ly, k := padT+4, 0
 	for _, c := range d.Cells {
-		if c.Group != groups[0] || ly > chartH-20 {
+		if named || c.Group != groups[0] || ly > chartH-20 {
 			continue
 		}
 		label := c.Label
 		switch d.GroupBy {
 		case "":
+		case "section":
+			_, label, _ = strings.Cut(label, ": ")
 		case "target":
 			label = strings.TrimSpace(strings.Replace(label, c.Target, "", 1))
 		default:
@@ -233,6 +249,14 @@ func barChart(d HTMLData) string {
 	}
 	b.WriteString("</svg>")
 	return b.String()
+}
+
+// sectionStep is the step of a "section: step" label.
+func sectionStep(label string) string {
+	if _, step, ok := strings.Cut(label, ": "); ok {
+		return step
+	}
+	return label
 }
 
 // lastField is c's value of the grouping field.

@@ -101,7 +101,19 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 	d := HTMLData{Title: title, Unit: HeadlineName(rs)}
 	keys := results.VaryingKeys(rs, SettingOrder)
 	params := results.VaryingParams(rs)
-	d.Columns = append(append(d.Columns, params...), keys...)
+	// A field is a column only if it takes two values among the runs that
+	// have it (a scan has no --workers: that alone does not make it vary).
+	for _, f := range append(append([]string(nil), params...), keys...) {
+		seen := map[string]bool{}
+		for _, r := range rs {
+			if v, ok := Field(r, f); ok {
+				seen[v] = true
+			}
+		}
+		if len(seen) > 1 {
+			d.Columns = append(d.Columns, f)
+		}
+	}
 	// Group bars by the field with the most distinct values; with a single
 	// varying field every cell is in one group (the best of all is marked).
 	best := -1
@@ -127,13 +139,18 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 			parts = append(parts, r0.Target)
 		}
 		for _, f := range d.Columns {
-			v, _ := Field(r0, f)
+			v, ok := Field(r0, f)
 			hc.Fields = append(hc.Fields, v)
-			if f != "target" {
+			if f != "target" && ok {
 				parts = append(parts, f+"="+v)
 			}
 		}
 		hc.Label = strings.Join(parts, " ")
+		if (len(d.Columns) > 3 || hc.Label == "") && r0.Label != "" {
+			// Many fields vary (a suite of sections): the run's own name
+			// reads better than a list of fields.
+			hc.Label = r0.Label
+		}
 		if hc.Label == "" {
 			hc.Label = r0.Workload + " " + r0.Target
 		}
@@ -183,6 +200,19 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 		}
 		hc.Errors = ErrorCell(errs)
 		d.Cells = append(d.Cells, hc)
+	}
+	// A suite names its runs "section: step": its sections are the groups.
+	sections := len(d.Cells) > 0 && len(d.Columns) > 3
+	for _, c := range d.Cells {
+		if !strings.Contains(c.Label, ": ") {
+			sections = false
+		}
+	}
+	if sections {
+		d.GroupBy = "section"
+		for i := range d.Cells {
+			d.Cells[i].Group, _, _ = strings.Cut(d.Cells[i].Label, ": ")
+		}
 	}
 	// Best throughput per group.
 	bestIn := map[string]int{}

@@ -88,6 +88,9 @@ type Result struct {
 	Settings map[string]string `json:"settings"`
 	// Params are the workload's own parameters (rows, schema, seed, …).
 	Params map[string]string `json:"params"`
+	// Label names the run for people: "insert mattn batch=10", or a suite
+	// step such as "ladder: + journal_mode=WAL (mattn)".
+	Label string `json:"label,omitempty"`
 	// Repeat numbers the repetitions of one cell (--repeat), from 1.
 	Repeat    int       `json:"repeat,omitempty"`
 	Status    string    `json:"status"`

@@ -35,6 +35,8 @@ type Spec struct {
 	Keep bool
 	// Repeat numbers repetitions of one cell (0 or 1 for a single run).
 	Repeat int
+	// Name is the run's label in results (Label without progress counters).
+	Name string
 	// Label names the run in progress lines.
 	Label   string
 	Command string
@@ -74,7 +76,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
-		Repeat: sp.Repeat,
+		Repeat: sp.Repeat, Label: sp.Name,
 	}
 	r.SQLite, _ = sp.Target.SQLiteVersion()
 	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
