@@ -459,13 +459,9 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 					if err != nil {
 						return nil, usageError{err.Error()}
 					}
-					t := t
-					if o, ok := w.(interface{ TargetFor(target.Target) string }); ok {
-						if name := o.TargetFor(t); name != "" {
-							if t, err = target.Get(name); err != nil {
-								return nil, usagef("--direct-target: %v", err)
-							}
-						}
+					t, err := targetFor(w, t)
+					if err != nil {
+						return nil, err
 					}
 					label := spec.Name + " " + t.Name()
 					if vary := varyingLabel(m, s, spec, pp, paramPoints); vary != "" {
@@ -494,6 +490,24 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 		}
 	}
 	return p, nil
+}
+
+// targetFor is the target a run of w uses: t, unless the workload needs
+// another (http's --strategy direct on a database/sql target).
+func targetFor(w workload.Workload, t target.Target) (target.Target, error) {
+	o, ok := w.(interface{ TargetFor(target.Target) string })
+	if !ok {
+		return t, nil
+	}
+	name := o.TargetFor(t)
+	if name == "" {
+		return t, nil
+	}
+	nt, err := target.Get(name)
+	if err != nil {
+		return nil, usagef("--direct-target: %v", err)
+	}
+	return nt, nil
 }
 
 // cellCommand is the command line that repeats one run of a sweep: the

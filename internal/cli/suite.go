@@ -14,7 +14,6 @@ import (
 	"litebench/internal/results"
 	"litebench/internal/runner"
 	"litebench/internal/settings"
-	"litebench/internal/target"
 	"litebench/internal/workload"
 )
 
@@ -106,13 +105,9 @@ func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step,
 			if err != nil {
 				return nil, usageError{err.Error()}
 			}
-			t := t
-			if o, ok := w.(interface{ TargetFor(target.Target) string }); ok {
-				if name := o.TargetFor(t); name != "" {
-					if t, err = target.Get(name); err != nil {
-						return nil, usageError{err.Error()}
-					}
-				}
+			t, err := targetFor(w, t)
+			if err != nil {
+				return nil, err
 			}
 			specs = append(specs, runner.Spec{
 				RunID:    fmt.Sprintf("%s.%d", s.p.sweepID, len(s.all)+len(specs)+1),

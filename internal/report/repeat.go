@@ -37,23 +37,13 @@ func RepeatTable(rs []*results.Result) *Table {
 	t := &Table{Title: "Medians of repeated runs (95% confidence interval of the median; spread = (max-min)/median)"}
 	t.Headers = append(t.Headers, "workload", "target")
 	t.Right = append(t.Right, false, false)
-	for _, p := range params {
-		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
-	}
-	for _, k := range keys {
-		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
-	}
+	t.identHeaders(params, keys)
 	t.Headers = append(t.Headers, "n", unit, "CI", "spread", "p99 µs", "errors", "warning")
 	t.Right = append(t.Right, true, true, true, true, true, false, false)
 	for _, c := range results.Cells(rs) {
 		r0 := c.Runs[0]
 		row := []string{r0.Workload, r0.Target}
-		for _, p := range params {
-			row = append(row, r0.Params[p])
-		}
-		for _, k := range keys {
-			row = append(row, r0.Settings[k])
-		}
+		row = identValues(row, r0, params, keys)
 		var tp, p99 []float64
 		errs := map[string]int64{}
 		for _, r := range c.Runs {

@@ -240,12 +240,7 @@ func Summary(rs []*results.Result) *Table {
 	params := results.VaryingParams(rs)
 	t.Headers = append(t.Headers, "workload", "target")
 	t.Right = append(t.Right, false, false)
-	for _, p := range params {
-		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
-	}
-	for _, k := range keys {
-		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
-	}
+	t.identHeaders(params, keys)
 	t.Headers = append(t.Headers, "status", "rows", "seconds", "rows/s", "op", "p50 µs", "p99 µs", "max µs", "errors", "retries")
 	t.Right = append(t.Right, false, true, true, true, false, true, true, true, false, true)
 	var extras []int
@@ -260,12 +255,7 @@ func Summary(rs []*results.Result) *Table {
 	}
 	for _, r := range rs {
 		row := []string{r.Workload, r.Target}
-		for _, p := range params {
-			row = append(row, r.Params[p])
-		}
-		for _, k := range keys {
-			row = append(row, r.Settings[k])
-		}
+		row = identValues(row, r, params, keys)
 		op := MainOp(r)
 		opName, p50, p99, max := "-", "-", "-", "-"
 		if op != nil && op.Count > 0 {
@@ -295,6 +285,28 @@ func Summary(rs []*results.Result) *Table {
 	return t
 }
 
+// identHeaders adds the columns that identify a run: the parameters and
+// settings that vary.
+func (t *Table) identHeaders(params, keys []string) {
+	for _, p := range params {
+		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
+	}
+	for _, k := range keys {
+		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
+	}
+}
+
+// identValues appends r's values of identHeaders' columns to row.
+func identValues(row []string, r *results.Result, params, keys []string) []string {
+	for _, p := range params {
+		row = append(row, r.Params[p])
+	}
+	for _, k := range keys {
+		row = append(row, r.Settings[k])
+	}
+	return row
+}
+
 // IsLoad reports whether every run is an operation workload (read, write,
 // mixed, http): their table shows rates per op kind instead of rows.
 func IsLoad(rs []*results.Result) bool {
@@ -319,12 +331,7 @@ func LoadSummary(rs []*results.Result) *Table {
 	params := results.VaryingParams(rs)
 	t.Headers = append(t.Headers, "workload", "target")
 	t.Right = append(t.Right, false, false)
-	for _, p := range params {
-		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
-	}
-	for _, k := range keys {
-		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
-	}
+	t.identHeaders(params, keys)
 	var names []string
 	seen := map[string]bool{}
 	open := false
@@ -372,12 +379,7 @@ func LoadSummary(rs []*results.Result) *Table {
 	t.Right = append(t.Right, false, true, true)
 	for _, r := range rs {
 		row := []string{r.Workload, r.Target}
-		for _, p := range params {
-			row = append(row, r.Params[p])
-		}
-		for _, k := range keys {
-			row = append(row, r.Settings[k])
-		}
+		row = identValues(row, r, params, keys)
 		row = append(row, r.Status, Num(r.Elapsed))
 		var total float64
 		var late int64
@@ -472,23 +474,13 @@ func Operations(rs []*results.Result) *Table {
 	t := &Table{Title: "Latency per operation (µs; service time, or response time under a target rate)"}
 	t.Headers = append(t.Headers, "target")
 	t.Right = append(t.Right, false)
-	for _, p := range params {
-		t.Headers, t.Right = append(t.Headers, p), append(t.Right, true)
-	}
-	for _, k := range keys {
-		t.Headers, t.Right = append(t.Headers, k), append(t.Right, false)
-	}
+	t.identHeaders(params, keys)
 	t.Headers = append(t.Headers, "op", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "errors", "retries")
 	t.Right = append(t.Right, false, true, true, true, true, true, true, true, false, true)
 	for _, r := range rs {
 		for _, op := range r.Ops {
 			row := []string{r.Target}
-			for _, p := range params {
-				row = append(row, r.Params[p])
-			}
-			for _, k := range keys {
-				row = append(row, r.Settings[k])
-			}
+			row = identValues(row, r, params, keys)
 			l := op.Service
 			if op.Response != nil {
 				l = op.Response

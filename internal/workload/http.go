@@ -92,32 +92,10 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 	if w.seed, err = pSeed(p); err != nil {
 		return nil, err
 	}
+	if w.cfg, err = loadConfig(p, httpOps, w.seed); err != nil {
+		return nil, err
+	}
 	c := &w.cfg
-	c.Ops, c.Seed = httpOps, w.seed
-	if c.Duration, err = pDuration(p, "duration"); err != nil {
-		return nil, err
-	}
-	if c.Warmup, err = pDuration(p, "warmup"); err != nil {
-		return nil, err
-	}
-	if c.Count, err = pInt(p, "count", 0); err != nil {
-		return nil, err
-	}
-	if c.Count > 0 {
-		c.Duration = 0
-	} else if c.Duration <= 0 {
-		return nil, fmt.Errorf("--duration %s: want a positive duration, or set --count", p["duration"])
-	}
-	if c.Rate, err = pFloat(p, "rate", 0, 1e9); err != nil {
-		return nil, err
-	}
-	if c.Arrivals, err = loadgen.ParseArrivals(p["arrivals"]); err != nil {
-		return nil, err
-	}
-	if n, err = pInt(p, "max-inflight", 1); err != nil {
-		return nil, err
-	}
-	c.MaxInflight = int(n)
 	c.Choose = func(uint64) int { return 0 }
 	for i := 0; i < w.concurrency; i++ {
 		c.Roles = append(c.Roles, 0)

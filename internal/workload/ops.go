@@ -117,6 +117,39 @@ func pDuration(p map[string]string, name string) (time.Duration, error) {
 	return d, nil
 }
 
+// loadConfig reads the load-model parameters every operation workload
+// shares: duration or count, warm-up, rate, arrivals, max in flight.
+func loadConfig(p map[string]string, ops metrics.Ops, seed uint64) (loadgen.Config, error) {
+	c := loadgen.Config{Ops: ops, Seed: seed}
+	var err error
+	if c.Duration, err = pDuration(p, "duration"); err != nil {
+		return c, err
+	}
+	if c.Warmup, err = pDuration(p, "warmup"); err != nil {
+		return c, err
+	}
+	if c.Count, err = pInt(p, "count", 0); err != nil {
+		return c, err
+	}
+	if c.Count > 0 {
+		c.Duration = 0
+	} else if c.Duration <= 0 {
+		return c, fmt.Errorf("--duration %s: want a positive duration, or set --count", p["duration"])
+	}
+	if c.Rate, err = pFloat(p, "rate", 0, 1e9); err != nil {
+		return c, err
+	}
+	if c.Arrivals, err = loadgen.ParseArrivals(p["arrivals"]); err != nil {
+		return c, err
+	}
+	mi, err := pInt(p, "max-inflight", 1)
+	if err != nil {
+		return c, err
+	}
+	c.MaxInflight = int(mi)
+	return c, nil
+}
+
 func newOps(name string, p map[string]string, s settings.Settings) (Workload, error) {
 	w := &opsW{name: name, params: p, batch: s.Int("batch"), prepared: s.Bool("prepared"),
 		retries: s.BusyRetries(), mutex: s.Bool("write-mutex"), single: s.Get("writer") == "single"}
@@ -146,35 +179,10 @@ func newOps(name string, p map[string]string, s settings.Settings) (Workload, er
 	if w.kind == "" {
 		w.kind = "insert"
 	}
+	if w.cfg, err = loadConfig(p, rwOps, w.seed); err != nil {
+		return nil, err
+	}
 	c := &w.cfg
-	c.Ops, c.Seed = rwOps, w.seed
-	if c.Duration, err = pDuration(p, "duration"); err != nil {
-		return nil, err
-	}
-	if c.Warmup, err = pDuration(p, "warmup"); err != nil {
-		return nil, err
-	}
-	if c.Count, err = pInt(p, "count", 0); err != nil {
-		return nil, err
-	}
-	if c.Count > 0 {
-		c.Duration = 0
-	} else if c.Duration <= 0 {
-		return nil, fmt.Errorf("--duration %s: want a positive duration, or set --count", p["duration"])
-	}
-	if c.Rate, err = pFloat(p, "rate", 0, 1e9); err != nil {
-		return nil, err
-	}
-	a, err := loadgen.ParseArrivals(p["arrivals"])
-	if err != nil {
-		return nil, err
-	}
-	c.Arrivals = a
-	mi, err := pInt(p, "max-inflight", 1)
-	if err != nil {
-		return nil, err
-	}
-	c.MaxInflight = int(mi)
 	switch name {
 	case "read":
 		n, err := pInt(p, "workers", 1)
