@@ -352,6 +352,9 @@ TARGET AND OUTPUT FLAGS
     --format F         table, markdown, csv, json (one object per run per
                        line), benchfmt (Go benchmark format, for benchstat)
     --progress D       progress interval on stderr, 0 for none (default 2s)
+    --repeat N         run every cell N times, going round the cells; tables
+                       show medians, 95% confidence intervals (6+ runs) and
+                       a warning beside cells whose runs disagree
     --series D         time-series sampling interval: per op kind ops/s and
                        p99, database, WAL and shm sizes (default 1s; 0 none)
     --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
