@@ -126,21 +126,10 @@ FLAGS
 		if err != nil {
 			return usagef("--vs %v", err)
 		}
-		var pool []*results.Result
-		switch {
-		case *all:
-			if pool, err = s.List(0); err != nil {
-				return err
-			}
-		case fs.NArg() > 0:
-			if pool, err = loadRuns(s, fs.Args(), false); err != nil {
-				return err
-			}
-		default:
-			if pool, err = loadRuns(s, nil, true); err != nil {
-				return err
-			}
-			_ = last
+		// The runs to pick from: as for report, the newest sweep by default.
+		pool, err := selectRuns(s, fs.Args(), *last || fs.NArg() == 0, *all)
+		if err != nil {
+			return err
 		}
 		for _, r := range pool {
 			if report.Match(r, wa) {

@@ -73,9 +73,6 @@ FLAGS
 	if fs.NArg() > 0 {
 		return usagef("serve: unexpected argument %q", fs.Arg(0))
 	}
-	if err := serve.CheckStrategy(*strategy); err != nil {
-		return usageError{err.Error()}
-	}
 	if *handles < 1 {
 		return usagef("--handles %d: want at least 1", *handles)
 	}
@@ -106,11 +103,8 @@ FLAGS
 		return usagef("serve: --target takes one target")
 	}
 	t := ts[0]
-	if *strategy == "direct" && t.API() != "direct" {
-		return usagef("--strategy direct needs a direct-API target: add --target zombie or --target ncruces-direct")
-	}
-	if s.Bool("in-memory") && *strategy != "plain" && *strategy != "prepared" && *strategy != "file" {
-		return usagef("--strategy %s opens several handles: it needs a database file, not --in-memory", *strategy)
+	if err := serve.Check(*strategy, t, s.Bool("in-memory")); err != nil {
+		return usageError{err.Error()}
 	}
 	c.noStore = true
 	if err := c.checkPaths(dbPath); err != nil {
@@ -164,11 +158,7 @@ FLAGS
 		return err
 	}
 	defer os.Remove(file)
-	so := workload.ServeOptions(opts, *immutable)
-	if s.Bool("in-memory") {
-		so = opts
-	}
-	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Options: so, Handles: *handles, File: file})
+	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Options: serve.ReadOptions(opts, *immutable), Handles: *handles, File: file})
 	if err != nil {
 		return err
 	}

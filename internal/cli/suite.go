@@ -396,5 +396,6 @@ func opLat(r *results.Result, op string) (string, string) {
 	if o == nil || o.Count == 0 {
 		return "-", "-"
 	}
-	return report.Num(o.Service["p50"]), report.Num(o.Service["p99"])
+	l := o.Felt()
+	return report.Num(l["p50"]), report.Num(l["p99"])
 }

@@ -151,7 +151,7 @@ func suiteGoSQLiteBench(ctx context.Context, s *suiteRun) error {
 				_, wp99 := opLat(r, "write")
 				tb.Rows = append(tb.Rows, []string{sec.name, strconv.Itoa(c.readers), strconv.Itoa(c.writers), yn(c.wal), strings.ToUpper(c.sync),
 					strconv.Itoa(c.conns), yn(c.mutex), report.Num(rd), report.Num(wr), report.Num(rd + wr), rp99, wp99,
-					report.ErrorCell(r.ErrorTotals()), maxWAL(r)})
+					report.ErrorCell(r.ErrorTotals()), report.MaxWAL(r)})
 			}
 			if err != nil {
 				s.emit(tb, all)
@@ -174,20 +174,6 @@ func opRate(r *results.Result, op string) float64 {
 		return 0
 	}
 	return float64(o.Count) / r.Elapsed
-}
-
-func maxWAL(r *results.Result) string {
-	var m int64
-	for _, p := range r.Series {
-		m = max(m, p.WALBytes)
-	}
-	if v, ok := r.Extra["wal_bytes"]; ok {
-		m = max(m, int64(v))
-	}
-	if m == 0 {
-		return "-"
-	}
-	return report.Bytes(m)
 }
 
 // The seed's test cases: name, workload, parameters.
@@ -312,7 +298,7 @@ func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
 			first, last = r.Series[0].WALSeq, r.Series[n-1].WALSeq
 		}
 		sum.Rows = append(sum.Rows, []string{r.Target, steps[i%len(steps)].label, report.Num(opRate(r, "read")), report.Num(opRate(r, "write")),
-			maxWAL(r), report.Bytes(final), strconv.FormatInt(last-first, 10), report.ErrorCell(r.ErrorTotals())})
+			report.MaxWAL(r), report.Bytes(final), strconv.FormatInt(last-first, 10), report.ErrorCell(r.ErrorTotals())})
 		series.Headers = append(series.Headers, r.Target+" "+steps[i%len(steps)].label)
 		series.Right = append(series.Right, true)
 	}

@@ -115,12 +115,16 @@ type phase struct {
 	warmEnd  time.Time
 	once     sync.Once
 	measured atomic.Bool
-	start    time.Time
+	// start and deadline are written once, before measured is set.
+	start, deadline time.Time
 }
 
 func (p *phase) begin(now time.Time) {
 	p.once.Do(func() {
 		p.start = now
+		if p.cfg.Duration > 0 {
+			p.deadline = now.Add(p.cfg.Duration)
+		}
 		p.cfg.Done.Store(0)
 		if p.cfg.OnMeasure != nil {
 			p.cfg.OnMeasure(now)
@@ -140,20 +144,24 @@ func (s *stopper) stop(err error) {
 	s.once.Do(func() { s.err = err; s.cancel() })
 }
 
-func record(cfg *Config, rec *metrics.Recorder, op, retries int, err error, st *stopper) {
-	for i := 0; i < retries; i++ {
-		rec.Retry(op)
+// record counts a finished operation's retries and, if it failed, its
+// error (or stops the run on a fatal one). It reports whether it succeeded.
+func record(cfg *Config, rec *metrics.Recorder, op, retries int, err error, st *stopper) bool {
+	rec.RetryN(op, retries)
+	if err == nil {
+		return true
 	}
 	var f fatalError
 	if errors.As(err, &f) {
 		st.stop(f.error)
-		return
+		return false
 	}
 	kind := "other"
 	if cfg.Classify != nil {
 		kind = cfg.Classify(err)
 	}
 	rec.Error(op, kind)
+	return false
 }
 
 func runClosed(ctx context.Context, cfg Config) (Stats, error) {
@@ -164,16 +172,6 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 	ph := &phase{cfg: &cfg, warmEnd: t0.Add(cfg.Warmup)}
 	if cfg.Warmup <= 0 {
 		ph.begin(t0)
-	}
-	var deadline time.Time // set when measurement starts
-	var deadlineMu sync.Mutex
-	getDeadline := func() time.Time {
-		deadlineMu.Lock()
-		defer deadlineMu.Unlock()
-		if deadline.IsZero() && cfg.Duration > 0 {
-			deadline = ph.start.Add(cfg.Duration)
-		}
-		return deadline
 	}
 	var claimed atomic.Int64
 	var issued atomic.Int64
@@ -190,13 +188,10 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 			if c, ok := ex.(interface{ Close() }); ok {
 				defer c.Close()
 			}
-			var rec *metrics.Recorder
-			var dl time.Time
 			measuring := ph.measured.Load()
+			rec := metrics.NewRecorder(cfg.Ops) // warm-up: not registered
 			if measuring {
-				rec, dl = cfg.NewRecorder(), getDeadline()
-			} else {
-				rec = metrics.NewRecorder(cfg.Ops)
+				rec = cfg.NewRecorder()
 			}
 			seq := uint64(w) << 40
 			for ctx.Err() == nil {
@@ -207,11 +202,11 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 					}
 					if ph.measured.Load() {
 						measuring = true
-						rec, dl = cfg.NewRecorder(), getDeadline()
+						rec = cfg.NewRecorder()
 					}
 				}
 				if measuring {
-					if cfg.Duration > 0 && !start.Before(dl) {
+					if cfg.Duration > 0 && !start.Before(ph.deadline) {
 						return
 					}
 					if cfg.Count > 0 && claimed.Add(1) > cfg.Count {
@@ -225,19 +220,15 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 				}
 				seq++
 				retries, err := ex.Do(ctx, op)
-				if err != nil {
-					if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-						return
-					}
-					record(&cfg, rec, op, retries, err, st)
+				if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+					return
+				}
+				if !record(&cfg, rec, op, retries, err, st) {
 					continue
 				}
 				end := time.Now()
 				d := end.Sub(start)
-				for i := 0; i < retries; i++ {
-					rec.Retry(op)
-				}
-				if measuring && cfg.Duration > 0 && end.After(dl) {
+				if measuring && cfg.Duration > 0 && end.After(ph.deadline) {
 					// Finished after the window closed: its latency counts,
 					// it does not count towards the rate.
 					rec.ObserveOverrun(op, d)
@@ -258,8 +249,8 @@ func runClosed(ctx context.Context, cfg Config) (Stats, error) {
 	if !ph.measured.Load() {
 		ph.begin(end) // the warm-up outlasted the run (interrupted)
 	}
-	if dl := getDeadline(); cfg.Duration > 0 && end.After(dl) && ctx.Err() == nil {
-		end = dl // the window; later completions are overruns
+	if cfg.Duration > 0 && end.After(ph.deadline) && ctx.Err() == nil {
+		end = ph.deadline // the window; later completions are overruns
 	}
 	return Stats{Start: ph.start, End: end, Issued: issued.Load(), Executors: len(cfg.Roles)}, ctx.Err()
 }
@@ -325,14 +316,8 @@ func runOpen(ctx context.Context, cfg Config) (Stats, error) {
 				op := cfg.Choose(t.seq)
 				retries, err := ex.Do(ctx, op)
 				end := time.Now()
-				if err != nil {
-					if !(ctx.Err() != nil && errors.Is(err, context.Canceled)) {
-						record(&cfg, r, op, retries, err, st)
-					}
-				} else {
-					for i := 0; i < retries; i++ {
-						r.Retry(op)
-					}
+				interrupted := err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
+				if !interrupted && record(&cfg, r, op, retries, err, st) {
 					r.ObserveScheduled(op, end.Sub(start), end.Sub(t0)-t.due, late > cfg.LateAfter)
 					if measured {
 						cfg.Done.Add(1)

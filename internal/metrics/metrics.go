@@ -31,9 +31,7 @@ func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 // "missing" is a read that found no row where one was expected;
 // "mismatch" is a response that was not what was asked for (HTTP status or
 // body length).
-var ErrorKinds = []string{"busy", "locked", "constraint", "interrupted", "missing", "mismatch", "other"}
-
-const numErrorKinds = 7
+var ErrorKinds = [...]string{"busy", "locked", "constraint", "interrupted", "missing", "mismatch", "other"}
 
 // ErrKind indexes ErrorKinds.
 func ErrKind(name string) int {
@@ -52,7 +50,7 @@ type opRec struct {
 	service  *hdr.Histogram
 	response *hdr.Histogram // open loop only
 	count    int64
-	errs     [numErrorKinds]int64
+	errs     [len(ErrorKinds)]int64
 	retries  int64
 	late     int64 // operations that started behind schedule
 	overrun  int64 // operations that ended after the measured window
@@ -180,6 +178,9 @@ func (r *Recorder) Error(op int, kind string) {
 // Retry counts a retried operation of kind op.
 func (r *Recorder) Retry(op int) { r.recs[op].retries++ }
 
+// RetryN counts n retries of one operation of kind op.
+func (r *Recorder) RetryN(op, n int) { r.recs[op].retries += int64(n) }
+
 // Sample is one time-series interval of one op kind, merged over workers.
 type Sample struct {
 	Count, Errors int64
@@ -289,18 +290,19 @@ func Summarise(h *hdr.Histogram) Dist {
 	if h == nil || h.TotalCount() == 0 {
 		return d
 	}
-	us := func(v int64) float64 { return round3(float64(v) / 1e3) }
+	us := func(v int64) float64 { return Round3(float64(v) / 1e3) }
 	d.Count = h.TotalCount()
 	d.Min = us(h.Min())
 	d.Max = us(h.Max())
-	d.Mean = round3(h.Mean() / 1e3)
+	d.Mean = Round3(h.Mean() / 1e3)
 	for _, p := range Percentiles {
 		d.P[PercentileKey(p)] = us(h.ValueAtQuantile(p))
 	}
 	return d
 }
 
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+// Round3 rounds to three decimals, as every reported figure is.
+func Round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // SortedErrorKinds returns the keys of m in a stable order.
 func SortedErrorKinds(m map[string]int64) []string {

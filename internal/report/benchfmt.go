@@ -43,10 +43,7 @@ func WriteBenchfmt(w io.Writer, rs []*results.Result) error {
 			if op.Count == 0 {
 				continue
 			}
-			l := op.Service
-			if op.Response != nil {
-				l = op.Response
-			}
+			l := op.Felt()
 			u := unitName(op.Name)
 			fmt.Fprintf(&b, " %.0f %s-p50-ns %.0f %s-p99-ns", l["p50"]*1e3, u, l["p99"]*1e3, u)
 		}

@@ -96,10 +96,7 @@ func metricsOf(rs []*results.Result) []metric {
 					if op == nil || op.Count == 0 || r.Status != results.StatusOK {
 						return 0, false
 					}
-					l := op.Service
-					if op.Response != nil {
-						l = op.Response
-					}
+					l := op.Felt()
 					v, ok := l[p]
 					return v, ok
 				}})

@@ -8,7 +8,6 @@ import (
 
 	"litebench/internal/metrics"
 	"litebench/internal/results"
-	"litebench/internal/stats"
 )
 
 // HTMLData is everything the HTML report shows, computed from the runs
@@ -130,12 +129,14 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 		}
 	}
 	multiWorkload := len(values(rs, "workload")) > 1
+	multiTarget := len(values(rs, "target")) > 1
+	cells := results.Cells(rs)
 	envIdx := map[string]int{}
-	for _, c := range results.Cells(rs) {
+	for _, c := range cells {
 		r0 := c.Runs[0]
 		hc := HTMLCell{Workload: r0.Workload, Target: r0.Target}
 		var parts []string
-		if len(results.Cells(rs)) > 0 && len(values(rs, "target")) > 1 {
+		if multiTarget {
 			parts = append(parts, r0.Target)
 		}
 		for _, f := range d.Columns {
@@ -162,8 +163,6 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 				hc.Group = r0.Workload + " " + hc.Group
 			}
 		}
-		var tp, p50, p99 []float64
-		errs := map[string]int64{}
 		for _, r := range c.Runs {
 			ei, ok := envIdx[envKey(r.Env)]
 			if !ok {
@@ -172,33 +171,17 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 				d.Envs = append(d.Envs, envInfo(r.Env))
 			}
 			hc.Runs = append(hc.Runs, RunInfo{RunID: r.RunID, Status: r.Status, Command: r.Command, Env: ei})
-			if r.Status != results.StatusOK {
-				continue
-			}
-			tp = append(tp, r.Throughput())
-			if op := MainOp(r); op != nil && op.Count > 0 {
-				hc.Op = op.Name
-				l := op.Service
-				if op.Response != nil {
-					l = op.Response
-				}
-				p50, p99 = append(p50, l["p50"]), append(p99, l["p99"])
-			}
-			for k, v := range r.ErrorTotals() {
-				errs[k] += v
-			}
 		}
-		s := stats.Summarise(tp)
+		f := summariseCell(c)
+		s := f.tp
 		hc.N, hc.Median, hc.Min, hc.Max, hc.Spread = s.N, s.Median, s.Min, s.Max, s.Spread
 		hc.Lo, hc.Hi = finite(s.Lo, s.Min), finite(s.Hi, s.Max)
 		hc.CI = s.CI()
 		if len(s.Warnings) > 0 && s.N > 1 {
 			hc.Warning = s.Warnings[len(s.Warnings)-1]
 		}
-		if len(p50) > 0 {
-			hc.P50, hc.P99 = stats.Summarise(p50).Median, stats.Summarise(p99).Median
-		}
-		hc.Errors = ErrorCell(errs)
+		hc.Op, hc.P50, hc.P99 = f.op, f.p50, f.p99
+		hc.Errors = ErrorCell(f.errs)
 		d.Cells = append(d.Cells, hc)
 	}
 	// A suite names its runs "section: step": its sections are the groups.
@@ -226,8 +209,8 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 			d.Cells[i].Best = true
 		}
 	}
-	d.Curves = buildCurves(rs, d.Cells)
-	d.Series = buildSeries(rs, d.Cells)
+	d.Curves = buildCurves(cells, d.Cells)
+	d.Series = buildSeries(rs, cells, d.Cells)
 	if len(d.Cells) > maxCurveLines {
 		d.Notes = append(d.Notes, "latency curves show the first 24 cells; the table has them all")
 	}
@@ -241,10 +224,9 @@ func finite(v, alt float64) float64 {
 	return v
 }
 
-func buildCurves(rs []*results.Result, cells []HTMLCell) []CurveSet {
+func buildCurves(cs []results.Cell, cells []HTMLCell) []CurveSet {
 	var out []CurveSet
 	byOp := map[string]int{}
-	cs := results.Cells(rs)
 	for ci, c := range cs {
 		if ci >= maxCurveLines {
 			break
@@ -290,7 +272,7 @@ func buildCurves(rs []*results.Result, cells []HTMLCell) []CurveSet {
 				default:
 					v = h.ValueAtQuantile(p)
 				}
-				cv.Points = append(cv.Points, [2]float64{p, round3(float64(v) / 1e3)})
+				cv.Points = append(cv.Points, [2]float64{p, metrics.Round3(float64(v) / 1e3)})
 			}
 			out[i].Lines = append(out[i].Lines, cv)
 		}
@@ -298,10 +280,10 @@ func buildCurves(rs []*results.Result, cells []HTMLCell) []CurveSet {
 	return out
 }
 
-func buildSeries(rs []*results.Result, cells []HTMLCell) []SeriesRun {
+func buildSeries(rs []*results.Result, cs []results.Cell, cells []HTMLCell) []SeriesRun {
 	var out []SeriesRun
 	cellOf := map[string]int{}
-	for i, c := range results.Cells(rs) {
+	for i, c := range cs {
 		for _, r := range c.Runs {
 			cellOf[r.RunID] = i
 		}
@@ -349,8 +331,6 @@ func buildSeries(rs []*results.Result, cells []HTMLCell) []SeriesRun {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 func envKey(e results.Env) string {
 	var b strings.Builder

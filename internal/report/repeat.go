@@ -44,37 +44,20 @@ func RepeatTable(rs []*results.Result) *Table {
 		r0 := c.Runs[0]
 		row := []string{r0.Workload, r0.Target}
 		row = identValues(row, r0, params, keys)
-		var tp, p99 []float64
-		errs := map[string]int64{}
-		for _, r := range c.Runs {
-			if r.Status != results.StatusOK {
-				continue
-			}
-			tp = append(tp, r.Throughput())
-			if op := MainOp(r); op != nil && op.Count > 0 {
-				l := op.Service
-				if op.Response != nil {
-					l = op.Response
-				}
-				p99 = append(p99, l["p99"])
-			}
-			for k, v := range r.ErrorTotals() {
-				errs[k] += v
-			}
-		}
-		s := stats.Summarise(tp)
+		f := summariseCell(c)
+		s := f.tp
 		warn := ""
 		if len(s.Warnings) > 0 {
 			warn = "⚠ " + s.Warnings[len(s.Warnings)-1]
 		}
-		if len(tp) < len(c.Runs) {
-			warn = fmt.Sprintf("⚠ %d of %d runs did not finish ok", len(c.Runs)-len(tp), len(c.Runs)) + sep(warn) + warn
+		if s.N < len(c.Runs) {
+			warn = fmt.Sprintf("⚠ %d of %d runs did not finish ok", len(c.Runs)-s.N, len(c.Runs)) + sep(warn) + warn
 		}
 		p99s := "-"
-		if len(p99) > 0 {
-			p99s = Num(stats.Summarise(p99).Median)
+		if f.op != "" {
+			p99s = Num(f.p99)
 		}
-		row = append(row, strconv.Itoa(len(tp)), Num(s.Median), s.CI(), fmt.Sprintf("%.0f%%", 100*s.Spread), p99s, ErrorCell(errs), warn)
+		row = append(row, strconv.Itoa(s.N), Num(s.Median), s.CI(), fmt.Sprintf("%.0f%%", 100*s.Spread), p99s, ErrorCell(f.errs), warn)
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -85,4 +68,36 @@ func sep(s string) string {
 		return ""
 	}
 	return "; "
+}
+
+// cellFigures summarise the runs of one cell that finished ok.
+type cellFigures struct {
+	tp       stats.Summary // headline throughput
+	op       string        // the main op kind ("" if none ran)
+	p50, p99 float64       // medians of its felt latency, µs
+	errs     map[string]int64
+}
+
+func summariseCell(c results.Cell) cellFigures {
+	f := cellFigures{errs: map[string]int64{}}
+	var tp, p50, p99 []float64
+	for _, r := range c.Runs {
+		if r.Status != results.StatusOK {
+			continue
+		}
+		tp = append(tp, r.Throughput())
+		if op := MainOp(r); op != nil && op.Count > 0 {
+			f.op = op.Name
+			l := op.Felt()
+			p50, p99 = append(p50, l["p50"]), append(p99, l["p99"])
+		}
+		for k, v := range r.ErrorTotals() {
+			f.errs[k] += v
+		}
+	}
+	f.tp = stats.Summarise(tp)
+	if len(p50) > 0 {
+		f.p50, f.p99 = stats.Summarise(p50).Median, stats.Summarise(p99).Median
+	}
+	return f
 }

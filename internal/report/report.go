@@ -259,10 +259,7 @@ func Summary(rs []*results.Result) *Table {
 		op := MainOp(r)
 		opName, p50, p99, max := "-", "-", "-", "-"
 		if op != nil && op.Count > 0 {
-			l := op.Service
-			if op.Response != nil {
-				l = op.Response
-			}
+			l := op.Felt()
 			opName, p50, p99, max = op.Name, Num(l["p50"]), Num(l["p99"]), Num(l["max"])
 		}
 		row = append(row, r.Status, strconv.FormatInt(r.Rows, 10), Num(r.Elapsed), Num(r.RowsPerSecond),
@@ -413,10 +410,7 @@ func LoadSummary(rs []*results.Result) *Table {
 				row = append(row, "-", "-")
 				continue
 			}
-			l := o.Service
-			if o.Response != nil {
-				l = o.Response
-			}
+			l := o.Felt()
 			row = append(row, Num(l["p50"]), Num(l["p99"]))
 		}
 		if len(fileRate) > 0 {
@@ -428,18 +422,7 @@ func LoadSummary(rs []*results.Result) *Table {
 			}
 			row = append(row, cell)
 		}
-		var maxWAL int64
-		for _, p := range r.Series {
-			maxWAL = max(maxWAL, p.WALBytes)
-		}
-		if v, ok := r.Extra["wal_bytes"]; ok {
-			maxWAL = max(maxWAL, int64(v))
-		}
-		walCell := "-"
-		if maxWAL > 0 {
-			walCell = Bytes(maxWAL)
-		}
-		row = append(row, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10), walCell)
+		row = append(row, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10), MaxWAL(r))
 		t.Rows = append(t.Rows, row)
 		for _, n := range r.Notes {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", r.RunID, n))
@@ -449,6 +432,22 @@ func LoadSummary(rs []*results.Result) *Table {
 		}
 	}
 	return t
+}
+
+// MaxWAL is the largest WAL a run saw (time series, or the end of the
+// run), formatted, or "-" when it had none.
+func MaxWAL(r *results.Result) string {
+	var m int64
+	for _, p := range r.Series {
+		m = max(m, p.WALBytes)
+	}
+	if v, ok := r.Extra["wal_bytes"]; ok {
+		m = max(m, int64(v))
+	}
+	if m == 0 {
+		return "-"
+	}
+	return Bytes(m)
 }
 
 // Bytes formats a size in bytes: 512B, 4.0MB, 1.3GB.
@@ -481,10 +480,7 @@ func Operations(rs []*results.Result) *Table {
 		for _, op := range r.Ops {
 			row := []string{r.Target}
 			row = identValues(row, r, params, keys)
-			l := op.Service
-			if op.Response != nil {
-				l = op.Response
-			}
+			l := op.Felt()
 			row = append(row, op.Name, strconv.FormatInt(op.Count, 10), Num(l["mean"]), Num(l["p50"]), Num(l["p90"]),
 				Num(l["p99"]), Num(l["p999"]), Num(l["max"]), ErrorCell(op.Errors), strconv.FormatInt(op.Retries, 10))
 			t.Rows = append(t.Rows, row)

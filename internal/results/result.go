@@ -110,6 +110,15 @@ type Result struct {
 	Command string             `json:"command,omitempty"`
 }
 
+// Felt is the latency users of the op experienced: response time under a
+// target rate (from the scheduled start), service time otherwise.
+func (o *Op) Felt() Latency {
+	if o.Response != nil {
+		return o.Response
+	}
+	return o.Service
+}
+
 // Op returns the op named name, or nil.
 func (r *Result) Op(name string) *Op {
 	for i := range r.Ops {
@@ -156,10 +165,7 @@ func MarshalJSONLine(r *Result) ([]byte, error) {
 		m := map[string]any{}
 		// The flat percentiles are what the user experienced: response
 		// time under a target rate, service time otherwise.
-		top := o.Service
-		if o.Response != nil {
-			top = o.Response
-		}
+		top := o.Felt()
 		for k, v := range top {
 			m[k] = v
 		}

@@ -116,11 +116,6 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	defer db.Close()
 	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
 	env.Options = Options(sp.Settings, path)
-	env.OpenWriter = func(ctx context.Context) (target.DB, error) {
-		o := Options(sp.Settings, path)
-		o.MaxOpen, o.ConnPerOp = 1, false
-		return sp.Target.Open(ctx, o)
-	}
 	if !sp.Settings.Bool("in-memory") {
 		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
 			return fail(fmt.Errorf("mark %s: %w", path, err))
@@ -167,11 +162,11 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	for k, v := range env.Extra {
 		r.Extra[k] = v
 	}
-	if !sp.Settings.Bool("in-memory") {
-		for suffix, key := range map[string]string{"": "db_bytes", "-wal": "wal_bytes"} {
-			if st, err := os.Stat(path + suffix); err == nil {
-				r.Extra[key] = float64(st.Size())
-			}
+	if file {
+		fs := StatFiles(path)
+		r.Extra["db_bytes"] = float64(fs.DB)
+		if fs.WAL > 0 {
+			r.Extra["wal_bytes"] = float64(fs.WAL)
 		}
 	}
 	r.Notes = append(r.Notes, env.Notes...)

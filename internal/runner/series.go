@@ -49,19 +49,18 @@ func StatFiles(path string) FileSizes {
 
 // sampler records a run's time series and watches the WAL.
 type sampler struct {
-	sp      Spec
-	env     *workload.Env
-	path    string
-	file    bool
-	mu      sync.Mutex
-	points  []results.Point
-	wal     atomic.Int64
-	warned  bool
-	notes   []string
-	done    chan struct{}
-	wg      sync.WaitGroup
-	lastT   time.Time
-	lastRow int64
+	sp     Spec
+	env    *workload.Env
+	path   string
+	file   bool
+	mu     sync.Mutex
+	points []results.Point
+	wal    atomic.Int64
+	warned bool
+	notes  []string
+	done   chan struct{}
+	wg     sync.WaitGroup
+	lastT  time.Time
 }
 
 func startSampler(sp Spec, env *workload.Env, path string, file bool) *sampler {
@@ -93,7 +92,7 @@ func (s *sampler) sample(now time.Time) {
 	if start.IsZero() || now.Before(start) {
 		return // warm-up (or the runner's own start not yet known)
 	}
-	p := results.Point{T: round3(now.Sub(start).Seconds()), Rows: s.env.Done.Load()}
+	p := results.Point{T: metrics.Round3(now.Sub(start).Seconds()), Rows: s.env.Done.Load()}
 	el := now.Sub(start)
 	if !s.lastT.IsZero() && s.lastT.After(start) {
 		el = now.Sub(s.lastT)
@@ -106,9 +105,9 @@ func (s *sampler) sample(now time.Time) {
 		if p.OpsPerS == nil {
 			p.OpsPerS, p.P99us = map[string]float64{}, map[string]float64{}
 		}
-		p.OpsPerS[ops[i]] = round3(float64(smp.Count) / el.Seconds())
+		p.OpsPerS[ops[i]] = metrics.Round3(float64(smp.Count) / el.Seconds())
 		if smp.Hist.TotalCount() > 0 {
-			p.P99us[ops[i]] = round3(float64(smp.Hist.ValueAtQuantile(99)) / 1e3)
+			p.P99us[ops[i]] = metrics.Round3(float64(smp.Hist.ValueAtQuantile(99)) / 1e3)
 		}
 		if smp.Errors > 0 {
 			if p.Errors == nil {
@@ -150,5 +149,3 @@ func (s *sampler) stop() ([]results.Point, []string) {
 	defer s.mu.Unlock()
 	return s.points, s.notes
 }
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

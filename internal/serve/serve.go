@@ -39,6 +39,41 @@ func CheckStrategy(s string) error {
 	return fmt.Errorf("--strategy %q: want one of %s", s, strings.Join(Strategies, ", "))
 }
 
+// Check validates a strategy for a target and database: direct needs a
+// direct-API target, and the pooled strategies open several handles, which
+// an in-memory database (private to one connection pool) cannot serve.
+func Check(strategy string, t target.Target, memory bool) error {
+	if err := CheckStrategy(strategy); err != nil {
+		return err
+	}
+	if strategy == "direct" && t != nil && t.API() != "direct" {
+		return fmt.Errorf("--strategy direct needs a direct-API target (--target zombie or ncruces-direct), not %s (%s)", t.Name(), t.API())
+	}
+	if memory && strategy != "plain" && strategy != "prepared" && strategy != "file" {
+		return fmt.Errorf("--strategy %s opens several handles: it needs a database file, not --in-memory", strategy)
+	}
+	return nil
+}
+
+// ReadOptions are the options of serving handles over the database that
+// o opened: read-only (immutable when asked), without the pragmas that
+// write. An in-memory database exists only in its process and is served
+// as it is.
+func ReadOptions(o target.Options, immutable bool) target.Options {
+	if o.Memory {
+		return o
+	}
+	o.ReadOnly, o.Immutable = true, immutable
+	var keep []string
+	for _, p := range o.Pragmas {
+		if !strings.Contains(p, "journal_mode") && !strings.Contains(p, "page_size") && !strings.Contains(p, "locking_mode") {
+			keep = append(keep, p)
+		}
+	}
+	o.Pragmas = keep
+	return o
+}
+
 // Query is the statement every SQLite strategy runs.
 const Query = "SELECT body FROM pages WHERE id = ?"
 
@@ -70,7 +105,7 @@ type Server struct {
 
 // New opens what the strategy needs.
 func New(ctx context.Context, cfg Config) (*Server, error) {
-	if err := CheckStrategy(cfg.Strategy); err != nil {
+	if err := Check(cfg.Strategy, cfg.Target, cfg.Options.Memory); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg}
@@ -79,9 +114,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 		return s, nil
-	}
-	if cfg.Strategy == "direct" && cfg.Target.API() != "direct" {
-		return nil, fmt.Errorf("--strategy direct needs a direct-API target (zombie, ncruces-direct), not %s (%s)", cfg.Target.Name(), cfg.Target.API())
 	}
 	var err error
 	switch cfg.Strategy {

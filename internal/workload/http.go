@@ -67,7 +67,8 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 	if w.url != "" && !strings.HasPrefix(w.url, "http://") {
 		return nil, fmt.Errorf("--url %q: want http://HOST:PORT/", w.url)
 	}
-	if err := serve.CheckStrategy(w.strategy); err != nil {
+	// The target is checked when the run's target is known (TargetFor).
+	if err := serve.Check(w.strategy, nil, s.Bool("in-memory")); err != nil {
 		return nil, err
 	}
 	n, err := pInt(p, "concurrency", 1)
@@ -126,9 +127,6 @@ func (w *httpW) Setup(ctx context.Context, env *Env) error {
 	}
 	dir := filepath.Dir(env.Options.Path)
 	if env.Options.Memory {
-		if w.strategy != "file" && (w.strategy != "plain" && w.strategy != "prepared") {
-			return fmt.Errorf("--strategy %s opens several handles: it needs a database file, not --in-memory", w.strategy)
-		}
 		dir = os.TempDir()
 	}
 	f, err := os.CreateTemp(dir, "litebench-page-*.html")
@@ -173,28 +171,11 @@ func setupPages(ctx context.Context, db target.DB, rows int64, bodySize int, see
 	return tx.Commit()
 }
 
-// ServeOptions are the options of the serving handles: read-only (or
-// immutable), without pragmas that write.
-func ServeOptions(o target.Options, immutable bool) target.Options {
-	o.ReadOnly, o.Immutable = true, immutable
-	var keep []string
-	for _, p := range o.Pragmas {
-		if !strings.Contains(p, "journal_mode") && !strings.Contains(p, "page_size") && !strings.Contains(p, "locking_mode") {
-			keep = append(keep, p)
-		}
-	}
-	o.Pragmas = keep
-	return o
-}
-
 func (w *httpW) Run(ctx context.Context, env *Env) error {
 	defer os.Remove(w.file)
 	url := w.url
 	if url == "" {
-		o := ServeOptions(env.Options, w.immutable)
-		if env.Options.Memory {
-			o = env.Options // the in-memory database exists only in this process
-		}
+		o := serve.ReadOptions(env.Options, w.immutable)
 		srv, err := serve.New(ctx, serve.Config{Strategy: w.strategy, Target: env.Target, Options: o, Handles: w.handles, File: w.file})
 		if err != nil {
 			return err
@@ -219,9 +200,6 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 	if cfg.Rate > 0 {
 		cfg.Roles = nil
 	}
-	cfg.Done = &env.Done
-	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(httpOps) }
-	cfg.OnMeasure = env.MarkStart
 	cfg.Classify = func(err error) string {
 		if errors.Is(err, errMismatch) {
 			return "mismatch"
@@ -236,17 +214,7 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		}
 		return &httpExec{client: client, req: req, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
 	}
-	if cfg.Warmup > 0 {
-		env.MarkStart(time.Time{})
-	}
-	st, err := loadgen.Run(ctx, cfg)
-	env.End = st.End
-	if cfg.Rate > 0 {
-		env.Extra["wanted_ops_per_s"] = cfg.Rate
-		if st.Lag != nil && st.Lag.TotalCount() > 0 {
-			env.Extra["sched_lag_p99_us"] = float64(st.Lag.ValueAtQuantile(99)) / 1e3
-		}
-	}
+	_, err := runLoad(ctx, env, cfg)
 	env.Extra["body_bytes"] = float64(w.bodySize)
 	return err
 }

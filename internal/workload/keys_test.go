@@ -53,3 +53,16 @@ func TestKeyDistributions(t *testing.T) {
 		t.Error("unknown distribution accepted")
 	}
 }
+
+// KeyOf must name the key Row writes, for every schema.
+func TestKeyOfMatchesRow(t *testing.T) {
+	for name, sc := range Schemas {
+		row := make([]any, len(sc.Columns))
+		for _, i := range []int64{0, 1, 77, 123456} {
+			sc.Row(5, i, row, nil)
+			if k := sc.Key(5, i); k != row[0] {
+				t.Errorf("%s: Key(5, %d) = %v, Row writes %v", name, i, k, row[0])
+			}
+		}
+	}
+}

@@ -98,7 +98,8 @@ type opsW struct {
 	claimMu sync.Mutex
 	claims  []int64 // first rows of inserts in flight
 	zipf    *Zipf
-	stats   loadgen.Stats
+	// updIdx are the positions of the schema's UpdateCols in a row.
+	updIdx []int
 }
 
 func pFloat(p map[string]string, name string, lo, hi float64) (float64, error) {
@@ -169,6 +170,13 @@ func newOps(name string, p map[string]string, s settings.Settings) (Workload, er
 	}
 	if err := CheckKeys(w.keys, w.theta); err != nil {
 		return nil, err
+	}
+	for _, c := range w.schema.UpdateCols {
+		for k, name := range w.schema.Columns {
+			if name == c {
+				w.updIdx = append(w.updIdx, k)
+			}
+		}
 	}
 	w.kind = p["write-kind"]
 	switch w.kind {
@@ -250,14 +258,8 @@ func (w *opsW) Setup(ctx context.Context, env *Env) error {
 	if err := CreateSchema(ctx, env.DB, w.schema); err != nil {
 		return err
 	}
-	if w.rows > 0 {
-		// Loading is setup: its recorders are dropped below.
-		err := Load(ctx, env, LoadSpec{Schema: w.schema, Seed: w.seed, From: 0, To: w.rows, Workers: 1,
-			Batch: 10000, RowsPerStmt: 1, Prepared: true, Retries: -1})
-		env.Recorders, env.Excluded = nil, 0
-		if err != nil {
-			return fmt.Errorf("loading %d rows: %w", w.rows, err)
-		}
+	if err := preload(ctx, env, w.schema, w.seed, w.rows); err != nil {
+		return fmt.Errorf("loading %d rows: %w", w.rows, err)
 	}
 	w.next.Store(w.rows)
 	w.visible.Store(w.rows)
@@ -276,16 +278,17 @@ type shared struct {
 	// from any connection)
 	readSQL, writeSQL string
 	readSt, writeSt   target.Stmt
-	writeN            map[int]string
 }
 
 func (w *opsW) Run(ctx context.Context, env *Env) error {
 	sh := &shared{w: w, env: env, reads: env.DB, writes: env.DB}
 	sc := w.schema
 	sh.readSQL = "SELECT " + strings.Join(sc.Columns, ",") + " FROM " + sc.Table + " WHERE " + sc.KeyCol + " = ?"
-	sh.writeSQL = w.writeSQL(1)
-	if w.single && w.writers+int(w.ratio) > 0 {
-		db, err := env.OpenWriter(ctx)
+	sh.writeSQL = w.writeSQL()
+	if w.single && (w.writers > 0 || w.ratio > 0) {
+		o := env.Options
+		o.MaxOpen, o.ConnPerOp = 1, false
+		db, err := env.Target.Open(ctx, o)
 		if err != nil {
 			return fmt.Errorf("opening the single writer connection: %w", err)
 		}
@@ -305,9 +308,6 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 		defer sh.writeSt.Close()
 	}
 	cfg := w.cfg
-	cfg.Done = &env.Done
-	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(rwOps) }
-	cfg.OnMeasure = env.MarkStart
 	cfg.Classify = func(err error) string {
 		if errors.Is(err, errMissing) {
 			return "missing"
@@ -316,21 +316,12 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 	}
 	cfg.NewExecutor = func(i int) (loadgen.Executor, error) {
 		return &executor{sh: sh, ctx: stmtCtx, keys: NewKeyGen(w.keys, w.zipf, w.seed, i),
-			row: make([]any, len(sc.Columns)), dest: scanDest(sc, w.seed)}, nil
+			row: make([]any, len(sc.Columns)), dest: scanDest(sc, w.seed), idx: make([]int64, w.batch)}, nil
 	}
-	if cfg.Warmup > 0 {
-		env.MarkStart(time.Time{}) // the engine marks the end of the warm-up
-	}
-	st, err := loadgen.Run(ctx, cfg)
-	w.stats = st
-	env.End = st.End
+	st, err := runLoad(ctx, env, cfg)
 	if cfg.Rate > 0 {
-		env.Extra["wanted_ops_per_s"] = cfg.Rate
 		if el := st.End.Sub(st.Start).Seconds(); el > 0 {
 			env.Extra["issued_ops_per_s"] = float64(st.Issued) / el
-		}
-		if st.Lag != nil && st.Lag.TotalCount() > 0 {
-			env.Extra["sched_lag_p99_us"] = float64(st.Lag.ValueAtQuantile(99)) / 1e3
 		}
 		env.Extra["executors"] = float64(st.Executors)
 	}
@@ -346,7 +337,28 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 	return err
 }
 
-func (w *opsW) writeSQL(rows int) string {
+// runLoad drives cfg against env: recorders that feed the time series,
+// progress, the measured start after a warm-up, the end of the measured
+// interval, and the open-loop figures every load workload reports.
+func runLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, error) {
+	cfg.Done = &env.Done
+	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(cfg.Ops) }
+	cfg.OnMeasure = env.MarkStart
+	if cfg.Warmup > 0 {
+		env.MarkStart(time.Time{}) // the engine marks the end of the warm-up
+	}
+	st, err := loadgen.Run(ctx, cfg)
+	env.End = st.End
+	if cfg.Rate > 0 {
+		env.Extra["wanted_ops_per_s"] = cfg.Rate
+		if st.Lag != nil && st.Lag.TotalCount() > 0 {
+			env.Extra["sched_lag_p99_us"] = float64(st.Lag.ValueAtQuantile(99)) / 1e3
+		}
+	}
+	return st, err
+}
+
+func (w *opsW) writeSQL() string {
 	sc := w.schema
 	switch w.kind {
 	case "update":
@@ -419,6 +431,7 @@ type executor struct {
 	row  []any
 	args []any
 	dest []any
+	idx  []int64 // rows of the current write
 }
 
 func (e *executor) Do(_ context.Context, op int) (int, error) {
@@ -472,10 +485,9 @@ func (e *executor) write() (int, error) {
 	}
 	// Rows this operation writes are chosen once, so a retry writes the
 	// same rows.
-	n := w.batch
-	idx := make([]int64, n)
+	idx := e.idx
 	if w.kind == "insert" {
-		first := w.claim(n)
+		first := w.claim(len(idx))
 		defer w.release(first)
 		for k := range idx {
 			idx[k] = first + int64(k)
@@ -504,7 +516,7 @@ func (e *executor) write() (int, error) {
 }
 
 func (e *executor) writeOnce(idx []int64) error {
-	sh, w := e.sh, e.sh.w
+	sh := e.sh
 	if len(idx) == 1 {
 		return e.execWrite(nil, idx[0])
 	}
@@ -518,7 +530,6 @@ func (e *executor) writeOnce(idx []int64) error {
 			return err
 		}
 	}
-	_ = w
 	return tx.Commit()
 }
 
@@ -530,12 +541,8 @@ func (e *executor) execWrite(tx target.Tx, i int64) error {
 		// The new values are row i generated under another seed.
 		sc.Row(w.seed+1, i, e.row, nil)
 		e.args = e.args[:0]
-		for _, c := range sc.UpdateCols {
-			for k, name := range sc.Columns {
-				if name == c {
-					e.args = append(e.args, e.row[k])
-				}
-			}
+		for _, k := range w.updIdx {
+			e.args = append(e.args, e.row[k])
 		}
 		e.args = append(e.args, sc.Key(w.seed, i))
 	default:

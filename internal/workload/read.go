@@ -66,8 +66,18 @@ func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
 	if err := CreateSchema(ctx, env.DB, sc); err != nil {
 		return err
 	}
+	return preload(ctx, env, sc, seed, rows)
+}
+
+// preload inserts rows [0, rows) of sc as setup: fast settings, recorded
+// nowhere, not measured.
+func preload(ctx context.Context, env *Env, sc *Schema, seed uint64, rows int64) error {
+	if rows == 0 {
+		return nil
+	}
 	load := &Env{DB: env.DB, Target: env.Target, Settings: env.Settings, Extra: map[string]float64{}}
-	return Load(ctx, load, LoadSpec{Schema: sc, Seed: seed, From: 0, To: rows, Workers: 1, Batch: 10000, RowsPerStmt: 100, Prepared: true})
+	return Load(ctx, load, LoadSpec{Schema: sc, Seed: seed, From: 0, To: rows, Workers: 1, Batch: 10000,
+		RowsPerStmt: min(100, MaxVariables/len(sc.Columns)), Prepared: true, Retries: -1})
 }
 
 type scanW struct {

@@ -45,10 +45,7 @@ type Env struct {
 	// Options are the target options the run's DB was opened with, for
 	// workloads that open handles of their own.
 	Options target.Options
-	// OpenWriter opens a second handle on the bench database with one
-	// connection, for --writer single.
-	OpenWriter func(ctx context.Context) (target.DB, error)
-	mu         sync.Mutex
+	mu      sync.Mutex
 }
 
 // NewRecorder returns a fresh recorder for a worker. Workers call it
