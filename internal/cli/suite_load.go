@@ -351,25 +351,24 @@ func walGrowthTables(steps []step, rs []*results.Result) (sum, series *report.Ta
 		series.Right = append(series.Right, true)
 	}
 	sum.Notes = append(sum.Notes, "A checkpoint completes only when no reader holds an older snapshot; with an unlimited pool 100 readers overlap all the time and the WAL grows without bound (checkpoint starvation). One connection serialises readers and writers, so every commit can checkpoint.")
+	// Row k holds every run's k-th sample, at the time of the first run
+	// that has one; a run with fewer samples shows "-".
 	for k := 0; ; k++ {
-		row := []string{}
+		row := []string{""}
 		any := false
 		for _, r := range rs {
-			if k < len(r.Series) {
-				if len(row) == 0 {
-					row = append(row, report.Num(r.Series[k].T))
-				}
-				row = append(row, report.Bytes(r.Series[k].WALBytes))
-				any = true
-			} else {
+			if k >= len(r.Series) {
 				row = append(row, "-")
+				continue
 			}
+			if !any {
+				row[0] = report.Num(r.Series[k].T)
+				any = true
+			}
+			row = append(row, report.Bytes(r.Series[k].WALBytes))
 		}
 		if !any {
 			break
-		}
-		if row[0] == "-" {
-			row[0] = strconv.Itoa(k + 1)
 		}
 		series.Rows = append(series.Rows, row)
 	}
