@@ -32,7 +32,6 @@ func init() {
 
 // suiteRun carries a suite's flags and collects its runs.
 type suiteRun struct {
-	name      string
 	targetSet bool            // --target was given
 	targets   []target.Target // --target
 	flags     *suiteFlags
@@ -205,7 +204,7 @@ Every run is stored; 'litebench show --last' prints the suite again.
 		return err
 	}
 	defer p.close()
-	s := &suiteRun{name: name, targets: ts, flags: sf, c: &c, scale: *scale, out: out, errw: errw,
+	s := &suiteRun{targets: ts, flags: sf, c: &c, scale: *scale, out: out, errw: errw,
 		suite: &sweep.Suite{Name: name, IDs: ids, Dir: p.dir, Exec: p.executor(out, errw)}}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "target" {
