@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"litebench/internal/limits"
+	sweep "litebench/internal/plan"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/runner"
@@ -86,67 +84,40 @@ func (b boolList) String() string {
 func (b boolList) Set(s string) error { *b.v = s; return nil }
 func (b boolList) IsBoolFlag() bool   { return true }
 
-// plan is a validated list of runs; building it touches nothing.
+// plan is a validated list of runs and what running them needs: the
+// directory for bench databases, the store and the limits. Building it
+// touches nothing; open creates what it needs.
 type plan struct {
 	sweepID string
-	specs   []runner.Spec
+	specs   []sweep.Cell
 	dir     string
 	tempDir bool
 	store   *results.Store
 	c       *common
 }
 
-func newID() string {
-	var b [4]byte
-	rand.Read(b[:])
-	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+// usage turns the planner's input errors into usage errors (exit 2).
+func usage(err error) error {
+	var ie *sweep.InputError
+	if errors.As(err, &ie) {
+		return usageError{ie.Msg}
+	}
+	return err
 }
 
 // matrix parses the settings flags (and a seed-style --db) into a matrix.
 func (c *common) matrix() (*settings.Matrix, string, error) {
-	m := settings.NewMatrix()
-	for k, v := range c.defaults {
-		if err := m.SetList(k, v); err != nil {
-			return nil, "", err
-		}
+	given := map[string]string{}
+	for k, v := range c.settings {
+		given[k] = *v
 	}
-	path := ""
-	if c.db != "" {
-		d, err := m.ApplyDSN(c.db)
-		if err != nil {
-			return nil, "", usageError{err.Error()}
-		}
-		path = d.Path
-	}
-	for _, sp := range settings.Specs {
-		if v := *c.settings[sp.Key]; v != "" {
-			if err := m.SetList(sp.Key, v); err != nil {
-				return nil, "", usageError{err.Error()}
-			}
-		}
-	}
-	return m, path, nil
+	m, path, err := sweep.Matrix(c.defaults, c.db, given)
+	return m, path, usage(err)
 }
 
 func (c *common) targetList() ([]target.Target, error) {
-	var ts []target.Target
-	seen := map[string]bool{}
-	for _, n := range strings.Split(c.targets, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" || seen[n] {
-			continue
-		}
-		seen[n] = true
-		t, err := target.Get(n)
-		if err != nil {
-			return nil, usagef("--target: %v", err)
-		}
-		ts = append(ts, t)
-	}
-	if len(ts) == 0 {
-		return nil, usagef("--target: no target given")
-	}
-	return ts, nil
+	ts, err := sweep.Targets(c.targets)
+	return ts, usage(err)
 }
 
 // checkPaths validates --db, --dir and --store without creating anything.
@@ -255,43 +226,45 @@ func (p *plan) close() {
 	}
 }
 
-// execute runs every spec in order, saving each result as soon as it ends.
+// executor runs cells through the runner: a line on errw as each run
+// starts and ends, progress per --progress, each result saved as soon as
+// it ends and, with --format json, written to out at once.
+func (p *plan) executor(out, errw io.Writer) sweep.Executor {
+	walWarn, _ := settings.ParseSize(p.c.walWarn)
+	return sweep.Executor{
+		Run: runner.Run,
+		Start: func(sp *runner.Spec) error {
+			if p.c.progress > 0 {
+				sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
+			}
+			sp.SeriesInterval = p.c.series
+			sp.WALWarn = walWarn
+			fmt.Fprintf(errw, "%s ...\n", sp.Label)
+			return nil
+		},
+		Done: func(sp *runner.Spec, r *results.Result) error {
+			if p.store != nil {
+				if err := p.store.Save(r); err != nil {
+					return fmt.Errorf("saving run %s: %w", r.RunID, err)
+				}
+			}
+			u := runner.Unit(sp.Workload)
+			fmt.Fprintf(errw, "%s %s: %s %ss in %ss, %s %ss/s\n", sp.Label, r.Status, report.Num(float64(r.Rows)), u, report.Num(r.Elapsed), report.Num(r.RowsPerSecond), u)
+			if r.Error != "" {
+				fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)
+			}
+			if p.c.format == "json" {
+				report.WriteJSON(out, r)
+			}
+			return nil
+		},
+	}
+}
+
+// execute runs every cell in order, saving each result as soon as it ends.
 // It stops at an interrupt; the partial run is saved as interrupted.
 func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Result, error) {
-	var rs []*results.Result
-	for i := range p.specs {
-		sp := &p.specs[i]
-		if ctx.Err() != nil {
-			break
-		}
-		if p.c.progress > 0 {
-			sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
-		}
-		sp.SeriesInterval = p.c.series
-		sp.WALWarn, _ = settings.ParseSize(p.c.walWarn)
-		sp.Name = sp.Label
-		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(p.specs), sp.Label)
-		fmt.Fprintf(errw, "%s ...\n", sp.Label)
-		r := runner.Run(ctx, *sp)
-		if p.store != nil {
-			if err := p.store.Save(r); err != nil {
-				return rs, fmt.Errorf("saving run %s: %w", r.RunID, err)
-			}
-		}
-		u := runner.Unit(sp.Workload)
-		fmt.Fprintf(errw, "%s %s: %s %ss in %ss, %s %ss/s\n", sp.Label, r.Status, report.Num(float64(r.Rows)), u, report.Num(r.Elapsed), report.Num(r.RowsPerSecond), u)
-		if r.Error != "" {
-			fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)
-		}
-		if p.c.format == "json" {
-			report.WriteJSON(out, r)
-		}
-		rs = append(rs, r)
-		if r.Status == results.StatusInterrupted {
-			break
-		}
-	}
-	return rs, nil
+	return p.executor(out, errw).Execute(ctx, p.specs)
 }
 
 // finish prints the results and maps statuses to the command's error.
@@ -304,18 +277,11 @@ func (p *plan) finish(rs []*results.Result, out, errw io.Writer) error {
 	if p.store != nil && len(rs) > 0 {
 		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s\n", len(rs), p.sweepID, p.store.Path())
 	}
-	for _, r := range rs {
-		if r.Status == results.StatusInterrupted {
-			return errInterrupted
-		}
-	}
-	if len(rs) < len(p.specs) {
+	switch sweep.OutcomeOf(rs, len(p.specs)) {
+	case sweep.Interrupted:
 		return errInterrupted
-	}
-	for _, r := range rs {
-		if r.Status == results.StatusFailed {
-			return errFailed
-		}
+	case sweep.Failed:
+		return errFailed
 	}
 	return nil
 }
@@ -426,151 +392,32 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	if err := c.checkPaths(dbPath); err != nil {
 		return nil, err
 	}
-	// Workload parameters that take lists are sweep axes too.
-	paramPoints := []map[string]string{{}}
+	pl, err := sweep.Build(sweep.Request{
+		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
+		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, CPUs: c.cpus, Memory: c.memory,
+	})
+	if err != nil {
+		return nil, usage(err)
+	}
+	return &plan{sweepID: pl.SweepID, specs: pl.Cells, c: c}, nil
+}
+
+// paramLists reads the workload parameter flags: a comma list given to a
+// parameter that sweeps is a list of values, any other value is one.
+func paramLists(spec *workload.Spec, params map[string]*string) map[string][]string {
+	lists := map[string][]string{}
 	for _, ps := range spec.Params {
 		raw := *params[ps.Name]
 		vals := []string{raw}
 		if ps.Sweep && strings.Contains(raw, ",") {
 			vals = strings.Split(raw, ",")
 		}
-		var next []map[string]string
-		for _, pp := range paramPoints {
-			for _, v := range vals {
-				c := map[string]string{}
-				for k, x := range pp {
-					c[k] = x
-				}
-				c[ps.Name] = strings.TrimSpace(v)
-				next = append(next, c)
-			}
+		for i, v := range vals {
+			vals[i] = strings.TrimSpace(v)
 		}
-		paramPoints = next
+		lists[ps.Name] = vals
 	}
-	p := &plan{sweepID: newID(), c: c}
-	// Repetitions go round the cells (cell 1, cell 2, …, cell 1, …) so
-	// that drift of a noisy machine spreads over every cell alike. Every
-	// run gets its own workload: workloads keep state while they run.
-	for rep := 1; rep <= c.repeat; rep++ {
-		for _, t := range ts {
-			for _, pp := range paramPoints {
-				for _, s := range m.Points() {
-					if err := s.Validate(); err != nil {
-						return nil, usageError{err.Error()}
-					}
-					w, err := spec.New(pp, s)
-					if err != nil {
-						return nil, usageError{err.Error()}
-					}
-					t, err := targetFor(w, t)
-					if err != nil {
-						return nil, err
-					}
-					label := spec.Name + " " + t.Name()
-					if vary := varyingLabel(m, s, spec, pp, paramPoints); vary != "" {
-						label += " " + vary
-					}
-					rp := 0
-					if c.repeat > 1 {
-						label += fmt.Sprintf(" #%d", rep)
-						rp = rep
-					}
-					p.specs = append(p.specs, runner.Spec{
-						RunID: fmt.Sprintf("%s.%d", p.sweepID, len(p.specs)+1), SweepID: p.sweepID,
-						Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep,
-						Label: label, Command: cellCommand(spec, t, pp, s, c, dbPath), Repeat: rp,
-					})
-				}
-			}
-		}
-	}
-	if c.repeat > 1 && dbPath != "" {
-		// A named database would be reused by the next repetition.
-		for _, sp := range p.specs {
-			if _, ok := sp.Workload.(runner.Reuser); ok {
-				return nil, usagef("--repeat with --db: repetitions would share one database file; use --dir instead")
-			}
-		}
-	}
-	return p, nil
-}
-
-// targetFor is the target a run of w uses: t, unless the workload needs
-// another (http's --strategy direct on a database/sql target).
-func targetFor(w workload.Workload, t target.Target) (target.Target, error) {
-	o, ok := w.(interface{ TargetFor(target.Target) string })
-	if !ok {
-		return t, nil
-	}
-	name := o.TargetFor(t)
-	if name == "" {
-		return t, nil
-	}
-	nt, err := target.Get(name)
-	if err != nil {
-		return nil, usagef("--direct-target: %v", err)
-	}
-	return nt, nil
-}
-
-// cellCommand is the command line that repeats one run of a sweep: the
-// workload, the target, every parameter and every setting that differs
-// from its default (the workload's own defaults included).
-func cellCommand(spec *workload.Spec, t target.Target, pp map[string]string, s settings.Settings, c *common, dbPath string) string {
-	parts := []string{"litebench", spec.Name, "--target", t.Name()}
-	for _, p := range spec.Params {
-		if v := pp[p.Name]; v != p.Default {
-			parts = append(parts, "--"+p.Name, shellQuote(v))
-		}
-	}
-	def := settings.Default()
-	for k, v := range spec.SettingDefaults {
-		def.Set(k, v)
-	}
-	for _, sp := range settings.Specs {
-		if v := s.Get(sp.Key); v != def.Get(sp.Key) {
-			parts = append(parts, "--"+sp.Key+"="+shellQuote(v))
-		}
-	}
-	if dbPath != "" {
-		parts = append(parts, "--db", shellQuote(dbPath))
-	}
-	if c.cpus > 0 {
-		parts = append(parts, "--cpus", strconv.Itoa(c.cpus))
-	}
-	if c.memory != "" {
-		parts = append(parts, "--memory", c.memory)
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(v string) string {
-	if v != "" && strings.IndexFunc(v, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == ',' || r == '/' || r == ':' || r == '=' || r == '@' ||
-			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
-	}) < 0 {
-		return v
-	}
-	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-}
-
-func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string) string {
-	var parts []string
-	if len(all) > 1 {
-		for _, ps := range spec.Params {
-			first := all[0][ps.Name]
-			for _, o := range all[1:] {
-				if o[ps.Name] != first {
-					parts = append(parts, ps.Name+"="+pp[ps.Name])
-					break
-				}
-			}
-		}
-	}
-	for _, k := range m.Varying() {
-		parts = append(parts, k+"="+s.Get(k))
-	}
-	return strings.Join(parts, " ")
+	return lists
 }
 
 func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {

@@ -2,19 +2,18 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
+	sweep "litebench/internal/plan"
 	"litebench/internal/report"
 	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/settings"
-	"litebench/internal/workload"
+	"litebench/internal/target"
 )
 
 type suiteDef struct {
@@ -33,15 +32,14 @@ func init() {
 
 // suiteRun carries a suite's flags and collects its runs.
 type suiteRun struct {
-	name      string
-	targetSet bool // --target was given
+	targetSet bool            // --target was given
+	targets   []target.Target // --target
 	flags     *suiteFlags
 	c         *common
 	scale     float64
 	out       io.Writer
 	errw      io.Writer
-	p         *plan
-	all       []*results.Result
+	suite     *sweep.Suite
 }
 
 func (s *suiteRun) rows(n int64) string {
@@ -61,73 +59,48 @@ type step struct {
 	set      map[string]string
 }
 
+// on is steps as run in section on target t.
+func on(section string, steps []step, t target.Target) []sweep.Step {
+	out := make([]sweep.Step, 0, len(steps))
+	for _, st := range steps {
+		out = append(out, sweep.Step{Section: section, Label: st.label, Workload: st.workload, Params: st.params, Set: st.set, Target: t})
+	}
+	return out
+}
+
 // runSteps runs steps on every target and returns results in step order
 // per target.
 func (s *suiteRun) runSteps(ctx context.Context, section string, steps []step) ([]*results.Result, error) {
-	return s.runStepsOn(ctx, section, steps, s.c.targets)
+	var all []sweep.Step
+	for _, t := range s.targets {
+		all = append(all, on(section, steps, t)...)
+	}
+	return s.run(ctx, all)
 }
 
-// runStepsOn is runSteps on the comma list of targets given.
-func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step, targets string) ([]*results.Result, error) {
-	saved := s.c.targets
-	s.c.targets = targets
-	ts, err := s.c.targetList()
-	s.c.targets = saved
-	if err != nil {
-		return nil, err
-	}
-	var specs []runner.Spec
-	for _, t := range ts {
-		for _, st := range steps {
-			wsp, err := workload.Get(st.workload)
-			if err != nil {
-				return nil, err
-			}
-			params := map[string]string{}
-			for _, p := range wsp.Params {
-				params[p.Name] = p.Default
-			}
-			for k, v := range st.params {
-				params[k] = v
-			}
-			set := settings.Default()
-			for k, v := range wsp.SettingDefaults {
-				if err := set.Set(k, v); err != nil {
-					return nil, err
-				}
-			}
-			for k, v := range st.set {
-				if err := set.Set(k, v); err != nil {
-					return nil, err
-				}
-			}
-			w, err := wsp.New(params, set)
-			if err != nil {
-				return nil, usageError{err.Error()}
-			}
-			t, err := targetFor(w, t)
-			if err != nil {
-				return nil, err
-			}
-			specs = append(specs, runner.Spec{
-				RunID:    fmt.Sprintf("%s.%d", s.p.sweepID, len(s.all)+len(specs)+1),
-				SweepID:  s.p.sweepID,
-				Workload: w, Target: t, Settings: set, Dir: s.p.dir,
-				Label:   fmt.Sprintf("%s: %s (%s)", section, st.label, t.Name()),
-				Command: stepCommand(s.name, t.Name(), st, wsp),
-			})
-		}
-	}
-	s.p.specs = specs
-	rs, err := s.p.execute(ctx, s.out, s.errw)
-	s.all = append(s.all, rs...)
-	if err != nil {
-		return rs, err
-	}
-	if len(rs) < len(specs) || (len(rs) > 0 && rs[len(rs)-1].Status == results.StatusInterrupted) {
+// runStepsOn is runSteps on target t only.
+func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step, t target.Target) ([]*results.Result, error) {
+	return s.run(ctx, on(section, steps, t))
+}
+
+func (s *suiteRun) run(ctx context.Context, steps []sweep.Step) ([]*results.Result, error) {
+	rs, err := s.suite.Run(ctx, steps)
+	if errors.Is(err, sweep.ErrInterrupted) {
 		return rs, errInterrupted
 	}
-	return rs, nil
+	return rs, usage(err)
+}
+
+// section runs steps on every target and prints the table made of their
+// results, if any run ended.
+func (s *suiteRun) section(ctx context.Context, name string, steps []step, table func([]*results.Result) *report.Table) error {
+	rs, err := s.runSteps(ctx, name, steps)
+	if len(rs) > 0 {
+		if err := s.emit(table(rs), rs); err != nil {
+			return err
+		}
+	}
+	return err
 }
 
 func cmdSuite(ctx context.Context, args []string, out, errw io.Writer) error {
@@ -218,29 +191,33 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	if c.db != "" {
 		return usagef("suite: --db is not used by suites; use --dir to choose where bench files go")
 	}
-	if _, err := c.targetList(); err != nil {
+	ts, err := c.targetList()
+	if err != nil {
 		return err
 	}
 	if err := c.checkPaths(""); err != nil {
 		return err
 	}
-	p := &plan{sweepID: newID(), c: &c}
+	ids := sweep.NewIDs("")
+	p := &plan{sweepID: ids.Sweep(), c: &c}
 	if err := p.open(); err != nil {
 		return err
 	}
 	defer p.close()
-	s := &suiteRun{name: name, flags: sf, c: &c, scale: *scale, out: out, errw: errw, p: p}
+	s := &suiteRun{targets: ts, flags: sf, c: &c, scale: *scale, out: out, errw: errw,
+		suite: &sweep.Suite{Name: name, IDs: ids, Dir: p.dir, Exec: p.executor(out, errw)}}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "target" {
 			s.targetSet = true
 		}
 	})
-	err := def.run(ctx, s)
-	if p.store != nil && len(s.all) > 0 {
-		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(s.all), p.sweepID, p.store.Path(), p.sweepID)
+	err = def.run(ctx, s)
+	all := s.suite.Results
+	if p.store != nil && len(all) > 0 {
+		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(all), p.sweepID, p.store.Path(), p.sweepID)
 	}
-	if *reportPath != "" && len(s.all) > 0 {
-		if werr := writeReport(*reportPath, s.all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
+	if *reportPath != "" && len(all) > 0 {
+		if werr := writeReport(*reportPath, all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
 			fmt.Fprintf(errw, "report not written: %v\n", werr)
 		} else {
 			abs, _ := filepath.Abs(*reportPath)
@@ -250,10 +227,8 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	if err != nil {
 		return err
 	}
-	for _, r := range s.all {
-		if r.Status == results.StatusFailed {
-			return errFailed
-		}
+	if sweep.OutcomeOf(all, len(all)) == sweep.Failed {
+		return errFailed
 	}
 	return nil
 }
@@ -269,126 +244,109 @@ func (s *suiteRun) emit(t *report.Table, rs []*results.Result) error {
 }
 
 func suiteQuick(ctx context.Context, s *suiteRun) error {
-	// 1. Seed 002: from the driver's defaults to a tuned configuration, one
-	// change per row, on seed 002's users table.
-	ladder := []step{
+	ladder := s.ladderSteps()
+	if err := s.section(ctx, "ladder", ladder, func(rs []*results.Result) *report.Table { return ladderTable(ladder, rs) }); err != nil {
+		return err
+	}
+	if err := s.section(ctx, "batch size", s.batchSteps(), batchTable); err != nil {
+		return err
+	}
+	prep := s.prepSteps()
+	if err := s.section(ctx, "prepared", prep, func(rs []*results.Result) *report.Table { return prepTable(prep, rs) }); err != nil {
+		return err
+	}
+	return s.section(ctx, "scan", s.scanSteps(), scanTable)
+}
+
+// ladderSteps is seed 002: from the driver's defaults to a tuned
+// configuration, one change per row, on seed 002's users table.
+func (s *suiteRun) ladderSteps() []step {
+	return []step{
 		{"driver defaults", "insert", map[string]string{"schema": "users", "rows": s.rows(1000)}, map[string]string{"prepared": "false", "batch": "1"}},
 		{"+ journal_mode=WAL", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1", "journal": "wal"}},
 		{"+ synchronous=NORMAL", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1", "journal": "wal", "sync": "normal"}},
 		{"+ prepared statements", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1", "journal": "wal", "sync": "normal"}},
 		{"+ 1000-row transactions", "insert", map[string]string{"schema": "users", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1000", "journal": "wal", "sync": "normal"}},
 	}
-	rs, err := s.runSteps(ctx, "ladder", ladder)
-	if len(rs) > 0 {
-		t := &report.Table{Title: "Seed 002 ladder: insert into users, one change per row",
-			Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "insert p50 µs", "insert p99 µs", "errors"},
-			Right:   []bool{false, false, true, true, true, true, true, false}}
-		for i, r := range rs {
-			up := "-"
-			if i%len(ladder) > 0 && rs[i-1].RowsPerSecond > 0 {
-				up = fmt.Sprintf("×%.1f", r.RowsPerSecond/rs[i-1].RowsPerSecond)
-			}
-			p50, p99 := opLat(r, "insert")
-			t.Rows = append(t.Rows, []string{r.Target, ladder[i%len(ladder)].label, strconv.FormatInt(r.Rows, 10),
-				report.Num(r.RowsPerSecond), up, p50, p99, report.ErrorCell(r.ErrorTotals())})
-		}
-		t.Notes = append(t.Notes, "journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
-		if err := s.emit(t, rs); err != nil {
-			return err
-		}
-	}
-	if err != nil {
-		return err
-	}
+}
 
-	// 2. Seed 000: rows per multi-row INSERT statement (each its own
-	// transaction), prepared.
+func ladderTable(ladder []step, rs []*results.Result) *report.Table {
+	t := &report.Table{Title: "Seed 002 ladder: insert into users, one change per row",
+		Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "insert p50 µs", "insert p99 µs", "errors"},
+		Right:   []bool{false, false, true, true, true, true, true, false}}
+	for i, r := range rs {
+		up := "-"
+		if i%len(ladder) > 0 && rs[i-1].RowsPerSecond > 0 {
+			up = fmt.Sprintf("×%.1f", r.RowsPerSecond/rs[i-1].RowsPerSecond)
+		}
+		p50, p99 := opLat(r, "insert")
+		t.Rows = append(t.Rows, []string{r.Target, ladder[i%len(ladder)].label, strconv.FormatInt(r.Rows, 10),
+			report.Num(r.RowsPerSecond), up, p50, p99, report.ErrorCell(r.ErrorTotals())})
+	}
+	t.Notes = append(t.Notes, "journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
+	return t
+}
+
+// batchSteps is seed 000: rows per multi-row INSERT statement (each its
+// own transaction), prepared.
+func (s *suiteRun) batchSteps() []step {
 	var batch []step
 	for _, b := range []string{"10", "100", "500", "1000"} {
 		batch = append(batch, step{"rows-per-stmt " + b, "insert", map[string]string{"schema": "bench", "rows": s.rows(10000)},
 			map[string]string{"rows-per-stmt": b, "batch": "1", "prepared": "true"}})
 	}
-	rs, err = s.runSteps(ctx, "batch size", batch)
-	if len(rs) > 0 {
-		t := &report.Table{Title: "Seed 000: rows per INSERT statement (prepared, each statement its own transaction)",
-			Headers: []string{"target", "batchSize", "rows", "cost", "records/s"},
-			Right:   []bool{false, true, true, true, true}}
-		for _, r := range rs {
-			t.Rows = append(t.Rows, []string{r.Target, r.Settings["rows-per-stmt"], strconv.FormatInt(r.Rows, 10),
-				fmt.Sprintf("%.0fms", r.Elapsed*1000), report.Num(r.RowsPerSecond)})
-		}
-		if err := s.emit(t, rs); err != nil {
-			return err
-		}
-	}
-	if err != nil {
-		return err
-	}
+	return batch
+}
 
-	// 3. Seed 000: prepared vs not.
-	prep := []step{
+func batchTable(rs []*results.Result) *report.Table {
+	t := &report.Table{Title: "Seed 000: rows per INSERT statement (prepared, each statement its own transaction)",
+		Headers: []string{"target", "batchSize", "rows", "cost", "records/s"},
+		Right:   []bool{false, true, true, true, true}}
+	for _, r := range rs {
+		t.Rows = append(t.Rows, []string{r.Target, r.Settings["rows-per-stmt"], strconv.FormatInt(r.Rows, 10),
+			fmt.Sprintf("%.0fms", r.Elapsed*1000), report.Num(r.RowsPerSecond)})
+	}
+	return t
+}
+
+// prepSteps is seed 000: prepared vs not.
+func (s *suiteRun) prepSteps() []step {
+	return []step{
 		{"prepared", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1000"}},
 		{"non", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1000"}},
 	}
-	rs, err = s.runSteps(ctx, "prepared", prep)
-	if len(rs) > 0 {
-		t := &report.Table{Title: "Seed 000: prepared vs ad hoc statements (1000-row transactions)",
-			Headers: []string{"target", "mode", "rows", "records/s", "insert p50 µs"},
-			Right:   []bool{false, false, true, true, true}}
-		for i, r := range rs {
-			p50, _ := opLat(r, "insert")
-			t.Rows = append(t.Rows, []string{r.Target, prep[i%len(prep)].label, strconv.FormatInt(r.Rows, 10), report.Num(r.RowsPerSecond), p50})
-		}
-		if err := s.emit(t, rs); err != nil {
-			return err
-		}
-	}
-	if err != nil {
-		return err
-	}
-
-	// 4. Seed 000: read every row and verify its hash.
-	rs, err = s.runSteps(ctx, "scan", []step{{"verified scan", "scan", map[string]string{"rows": s.rows(300000)}, nil}})
-	if len(rs) > 0 {
-		t := &report.Table{Title: "Seed 000: full scan, every row re-hashed and verified",
-			Headers: []string{"target", "rows", "query returned", "first row", "µs/row", "rows/s", "verified"},
-			Right:   []bool{false, true, true, true, true, true, false}}
-		for _, r := range rs {
-			v := "yes"
-			if r.Status != results.StatusOK {
-				v = "NO: " + r.Error
-			}
-			t.Rows = append(t.Rows, []string{r.Target, strconv.FormatInt(r.Rows, 10),
-				fmt.Sprintf("%sµs", report.Num(r.Extra["time_to_query_us"])), fmt.Sprintf("%sµs", report.Num(r.Extra["first_row_us"])),
-				report.Num(r.Extra["us_per_row"]), report.Num(r.RowsPerSecond), v})
-		}
-		if err := s.emit(t, rs); err != nil {
-			return err
-		}
-	}
-	return err
 }
 
-// stepCommand is the litebench command line that repeats one suite step.
-func stepCommand(suite, target string, st step, wsp *workload.Spec) string {
-	parts := []string{"litebench", st.workload, "--target", target}
-	var keys []string
-	for k := range st.params {
-		keys = append(keys, k)
+func prepTable(prep []step, rs []*results.Result) *report.Table {
+	t := &report.Table{Title: "Seed 000: prepared vs ad hoc statements (1000-row transactions)",
+		Headers: []string{"target", "mode", "rows", "records/s", "insert p50 µs"},
+		Right:   []bool{false, false, true, true, true}}
+	for i, r := range rs {
+		p50, _ := opLat(r, "insert")
+		t.Rows = append(t.Rows, []string{r.Target, prep[i%len(prep)].label, strconv.FormatInt(r.Rows, 10), report.Num(r.RowsPerSecond), p50})
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, "--"+k, st.params[k])
+	return t
+}
+
+// scanSteps is seed 000: read every row and verify its hash.
+func (s *suiteRun) scanSteps() []step {
+	return []step{{"verified scan", "scan", map[string]string{"rows": s.rows(300000)}, nil}}
+}
+
+func scanTable(rs []*results.Result) *report.Table {
+	t := &report.Table{Title: "Seed 000: full scan, every row re-hashed and verified",
+		Headers: []string{"target", "rows", "query returned", "first row", "µs/row", "rows/s", "verified"},
+		Right:   []bool{false, true, true, true, true, true, false}}
+	for _, r := range rs {
+		v := "yes"
+		if r.Status != results.StatusOK {
+			v = "NO: " + r.Error
+		}
+		t.Rows = append(t.Rows, []string{r.Target, strconv.FormatInt(r.Rows, 10),
+			fmt.Sprintf("%sµs", report.Num(r.Extra["time_to_query_us"])), fmt.Sprintf("%sµs", report.Num(r.Extra["first_row_us"])),
+			report.Num(r.Extra["us_per_row"]), report.Num(r.RowsPerSecond), v})
 	}
-	keys = keys[:0]
-	for k := range st.set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		parts = append(parts, "--"+k+"="+st.set[k])
-	}
-	return strings.Join(parts, " ") + "  # from 'litebench suite " + suite + "'"
+	return t
 }
 
 func opLat(r *results.Result, op string) (string, string) {

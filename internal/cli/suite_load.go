@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"litebench/internal/limits"
+	sweep "litebench/internal/plan"
 	"litebench/internal/report"
 	"litebench/internal/results"
 )
@@ -113,59 +114,79 @@ func suiteGoSQLiteBench(ctx context.Context, s *suiteRun) error {
 	if err != nil {
 		return err
 	}
+	ts := s.targets
 	if s.c.targets == "mattn" && !s.targetSet {
-		s.c.targets = "mattn,modernc"
-	}
-	ts, err := s.c.targetList()
-	if err != nil {
-		return err
+		if ts, err = sweep.Targets("mattn,modernc"); err != nil {
+			return usage(err)
+		}
 	}
 	for _, t := range ts {
-		tb := &report.Table{Title: fmt.Sprintf("Seed 001 (go-sqlite-bench) on %s: operations per second over %s per cell", t.Name(), d),
-			Headers: []string{"section", "readers", "writers", "WAL", "sync", "conns", "mutex", "read/s", "write/s", "total/s", "read p99 µs", "write p99 µs", "errors", "max WAL"},
-			Right:   []bool{false, true, true, false, false, true, false, true, true, true, true, true, false, true}}
+		tb := gsbTable(t.Name(), d)
 		var all []*results.Result
 		for _, sec := range gsbSections {
-			var steps []step
-			for _, c := range sec.cells {
-				journal := "delete"
-				if c.wal {
-					journal = "wal"
-				}
-				steps = append(steps, step{
-					label:    fmt.Sprintf("readers=%d writers=%d WAL=%s sync=%s conns=%d mutex=%s", c.readers, c.writers, yn(c.wal), strings.ToUpper(c.sync), c.conns, yn(c.mutex)),
-					workload: "mixed",
-					params: map[string]string{"schema": "foo", "rows": s.rows(100000), "readers": strconv.Itoa(c.readers),
-						"writers": strconv.Itoa(c.writers), "duration": d},
-					// The seed's busy timeout is 10 s (_timeout=10000).
-					set: map[string]string{"journal": journal, "sync": c.sync, "pool": strconv.Itoa(c.conns),
-						"write-mutex": strconv.FormatBool(c.mutex), "busy-timeout": "10000"},
-				})
-			}
-			rs, err := s.runStepsOn(ctx, sec.name, steps, t.Name())
+			rs, err := s.runStepsOn(ctx, sec.name, s.gsbSteps(sec.cells, d), t)
 			all = append(all, rs...)
-			for i, r := range rs {
-				c := sec.cells[i]
-				rd, wr := opRate(r, "read"), opRate(r, "write")
-				_, rp99 := opLat(r, "read")
-				_, wp99 := opLat(r, "write")
-				tb.Rows = append(tb.Rows, []string{sec.name, strconv.Itoa(c.readers), strconv.Itoa(c.writers), yn(c.wal), strings.ToUpper(c.sync),
-					strconv.Itoa(c.conns), yn(c.mutex), report.Num(rd), report.Num(wr), report.Num(rd + wr), rp99, wp99,
-					report.ErrorCell(r.ErrorTotals()), report.MaxWAL(r)})
-			}
+			tb.Rows = append(tb.Rows, gsbRows(sec.name, sec.cells, rs)...)
 			if err != nil {
 				s.emit(tb, all)
 				return err
 			}
 		}
-		tb.Notes = append(tb.Notes,
-			"Same table, rows and statements as the seed: foo(id INTEGER PRIMARY KEY, name TEXT), 100,000 seeded rows, reads SELECT * FROM foo WHERE id=?, writes INSERT of a 30-letter name.",
-			"Differences from the seed: statements are prepared once (the seed prepares on every call; add --prepared=false to a 'litebench mixed' run to match); rows come from --seed instead of the clock; rates count operations completed within the window (the seed also counts those that finish after it, which flatters cells whose writers wait seconds in the busy handler, such as 100 writers without WAL).")
+		tb.Notes = append(tb.Notes, gsbNotes...)
 		if err := s.emit(tb, all); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// gsbSteps are the seed's cells as steps, d long each.
+func (s *suiteRun) gsbSteps(cells []gsbCell, d string) []step {
+	var steps []step
+	for _, c := range cells {
+		journal := "delete"
+		if c.wal {
+			journal = "wal"
+		}
+		steps = append(steps, step{
+			label:    fmt.Sprintf("readers=%d writers=%d WAL=%s sync=%s conns=%d mutex=%s", c.readers, c.writers, yn(c.wal), strings.ToUpper(c.sync), c.conns, yn(c.mutex)),
+			workload: "mixed",
+			params: map[string]string{"schema": "foo", "rows": s.rows(100000), "readers": strconv.Itoa(c.readers),
+				"writers": strconv.Itoa(c.writers), "duration": d},
+			// The seed's busy timeout is 10 s (_timeout=10000).
+			set: map[string]string{"journal": journal, "sync": c.sync, "pool": strconv.Itoa(c.conns),
+				"write-mutex": strconv.FormatBool(c.mutex), "busy-timeout": "10000"},
+		})
+	}
+	return steps
+}
+
+// gsbTable is the seed's results table for one target, without rows.
+func gsbTable(target, d string) *report.Table {
+	return &report.Table{Title: fmt.Sprintf("Seed 001 (go-sqlite-bench) on %s: operations per second over %s per cell", target, d),
+		Headers: []string{"section", "readers", "writers", "WAL", "sync", "conns", "mutex", "read/s", "write/s", "total/s", "read p99 µs", "write p99 µs", "errors", "max WAL"},
+		Right:   []bool{false, true, true, false, false, true, false, true, true, true, true, true, false, true}}
+}
+
+// gsbRows are the table rows of a section's results, rs[i] the run of
+// cells[i].
+func gsbRows(section string, cells []gsbCell, rs []*results.Result) [][]string {
+	var rows [][]string
+	for i, r := range rs {
+		c := cells[i]
+		rd, wr := opRate(r, "read"), opRate(r, "write")
+		_, rp99 := opLat(r, "read")
+		_, wp99 := opLat(r, "write")
+		rows = append(rows, []string{section, strconv.Itoa(c.readers), strconv.Itoa(c.writers), yn(c.wal), strings.ToUpper(c.sync),
+			strconv.Itoa(c.conns), yn(c.mutex), report.Num(rd), report.Num(wr), report.Num(rd + wr), rp99, wp99,
+			report.ErrorCell(r.ErrorTotals()), report.MaxWAL(r)})
+	}
+	return rows
+}
+
+var gsbNotes = []string{
+	"Same table, rows and statements as the seed: foo(id INTEGER PRIMARY KEY, name TEXT), 100,000 seeded rows, reads SELECT * FROM foo WHERE id=?, writes INSERT of a 30-letter name.",
+	"Differences from the seed: statements are prepared once (the seed prepares on every call; add --prepared=false to a 'litebench mixed' run to match); rows come from --seed instead of the clock; rates count operations completed within the window (the seed also counts those that finish after it, which flatters cells whose writers wait seconds in the busy handler, such as 100 writers without WAL).",
 }
 
 func opRate(r *results.Result, op string) float64 {
@@ -223,47 +244,53 @@ func suiteLimits(ctx context.Context, s *suiteRun) error {
 	cases := limitsCases(s.flags, s)
 	rs, err := s.runSteps(ctx, "limits", cases)
 	for i, r := range rs {
-		c := cases[i%len(cases)]
-		tb := &report.Table{Title: fmt.Sprintf("Seed 004 %s on %s", c.label, r.Target),
-			Headers: []string{"", "value"}, Right: []bool{false, true}}
-		add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
-		add("account rows before", report.Num(r.Extra["table_rows_before"]))
-		add("account rows after", report.Num(r.Extra["table_rows_after"]))
-		add("test duration", fmt.Sprintf("%.3fs", r.Elapsed))
-		var n int64
-		for _, o := range r.Ops {
-			n += o.Count
-		}
-		add("executed queries", strconv.FormatInt(n, 10))
-		add("wanted queries rate", report.Num(r.Extra["wanted_ops_per_s"])+"/s")
-		add("actual queries rate", report.Num(float64(n)/max(r.Elapsed, 1e-9))+"/s")
-		add("errors", report.ErrorCell(r.ErrorTotals()))
-		for _, o := range r.Ops {
-			if o.Count == 0 {
-				continue
-			}
-			l := o.Response
-			if l == nil {
-				l = o.Service
-			}
-			ms := func(us float64) string { return fmt.Sprintf("%.3f ms", us/1000) }
-			add(o.Name+" min", ms(l["min"]))
-			add(o.Name+" max", ms(l["max"]))
-			add(o.Name+" mean", ms(l["mean"]))
-			for _, p := range []string{"p50", "p75", "p90", "p95", "p99", "p999"} {
-				add(o.Name+" percentile "+strings.TrimPrefix(strings.Replace(p, "p999", "99.9", 1), "p"), ms(l[p]))
-			}
-			add(o.Name+" service p99 (from actual start)", ms(o.Service["p99"]))
-			add(o.Name+" late (started >1ms behind schedule)", strconv.FormatInt(o.Late, 10))
-		}
+		var n []string
 		if i == 0 {
-			tb.Notes = notes
+			n = notes
 		}
-		if err := s.emit(tb, []*results.Result{r}); err != nil {
+		if err := s.emit(limitsTable(cases[i%len(cases)].label, r, n), []*results.Result{r}); err != nil {
 			return err
 		}
 	}
 	return err
+}
+
+// limitsTable is seed 004's report of one test case.
+func limitsTable(label string, r *results.Result, notes []string) *report.Table {
+	tb := &report.Table{Title: fmt.Sprintf("Seed 004 %s on %s", label, r.Target),
+		Headers: []string{"", "value"}, Right: []bool{false, true}}
+	add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
+	add("account rows before", report.Num(r.Extra["table_rows_before"]))
+	add("account rows after", report.Num(r.Extra["table_rows_after"]))
+	add("test duration", fmt.Sprintf("%.3fs", r.Elapsed))
+	var n int64
+	for _, o := range r.Ops {
+		n += o.Count
+	}
+	add("executed queries", strconv.FormatInt(n, 10))
+	add("wanted queries rate", report.Num(r.Extra["wanted_ops_per_s"])+"/s")
+	add("actual queries rate", report.Num(float64(n)/max(r.Elapsed, 1e-9))+"/s")
+	add("errors", report.ErrorCell(r.ErrorTotals()))
+	for _, o := range r.Ops {
+		if o.Count == 0 {
+			continue
+		}
+		l := o.Response
+		if l == nil {
+			l = o.Service
+		}
+		ms := func(us float64) string { return fmt.Sprintf("%.3f ms", us/1000) }
+		add(o.Name+" min", ms(l["min"]))
+		add(o.Name+" max", ms(l["max"]))
+		add(o.Name+" mean", ms(l["mean"]))
+		for _, p := range []string{"p50", "p75", "p90", "p95", "p99", "p999"} {
+			add(o.Name+" percentile "+strings.TrimPrefix(strings.Replace(p, "p999", "99.9", 1), "p"), ms(l[p]))
+		}
+		add(o.Name+" service p99 (from actual start)", ms(o.Service["p99"]))
+		add(o.Name+" late (started >1ms behind schedule)", strconv.FormatInt(o.Late, 10))
+	}
+	tb.Notes = notes
+	return tb
 }
 
 func limitsCPUs() int { return runtime.NumCPU() }
@@ -276,21 +303,42 @@ func (f *suiteFlags) durationOr(def time.Duration) string {
 }
 
 func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
+	steps := s.walGrowthSteps()
+	rs, err := s.runSteps(ctx, "wal-growth", steps)
+	if len(rs) == 0 {
+		return err
+	}
+	sum, series := walGrowthTables(steps, rs)
+	if e := s.emit(sum, rs); e != nil {
+		return e
+	}
+	if s.c.format == "table" || s.c.format == "markdown" {
+		if e := series.Render(s.out, s.c.format); e != nil {
+			return e
+		}
+	}
+	return err
+}
+
+// walGrowthSteps is seed 000's concurrent experiment: an unlimited pool
+// against one connection.
+func (s *suiteRun) walGrowthSteps() []step {
 	d := s.flags.durationOr(10 * time.Second)
-	steps := []step{
+	return []step{
 		{"pool unlimited", "mixed", map[string]string{"schema": "bench", "rows": s.rows(10000), "readers": "100", "writers": "100", "duration": d},
 			map[string]string{"journal": "wal", "sync": "normal", "pool": "0", "busy-timeout": "10000"}},
 		{"pool 1", "mixed", map[string]string{"schema": "bench", "rows": s.rows(10000), "readers": "100", "writers": "100", "duration": d},
 			map[string]string{"journal": "wal", "sync": "normal", "pool": "1", "busy-timeout": "10000"}},
 	}
-	rs, err := s.runSteps(ctx, "wal-growth", steps)
-	if len(rs) == 0 {
-		return err
-	}
-	sum := &report.Table{Title: "Seed 000 concurrent: 100 readers + 100 writers, WAL, synchronous=NORMAL",
+}
+
+// walGrowthTables are the summary of the runs and their WAL sizes over
+// time, one column per run.
+func walGrowthTables(steps []step, rs []*results.Result) (sum, series *report.Table) {
+	sum = &report.Table{Title: "Seed 000 concurrent: 100 readers + 100 writers, WAL, synchronous=NORMAL",
 		Headers: []string{"target", "pool", "read/s", "write/s", "max WAL", "final WAL", "checkpoints completed", "errors"},
 		Right:   []bool{false, false, true, true, true, true, true, false}}
-	series := &report.Table{Title: "WAL size over time", Headers: []string{"t (s)"}, Right: []bool{true}}
+	series = &report.Table{Title: "WAL size over time", Headers: []string{"t (s)"}, Right: []bool{true}}
 	for i, r := range rs {
 		var final, first, last int64
 		if n := len(r.Series); n > 0 {
@@ -303,40 +351,45 @@ func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
 		series.Right = append(series.Right, true)
 	}
 	sum.Notes = append(sum.Notes, "A checkpoint completes only when no reader holds an older snapshot; with an unlimited pool 100 readers overlap all the time and the WAL grows without bound (checkpoint starvation). One connection serialises readers and writers, so every commit can checkpoint.")
+	// Row k holds every run's k-th sample, at the time of the first run
+	// that has one; a run with fewer samples shows "-".
 	for k := 0; ; k++ {
-		row := []string{}
+		row := []string{""}
 		any := false
 		for _, r := range rs {
-			if k < len(r.Series) {
-				if len(row) == 0 {
-					row = append(row, report.Num(r.Series[k].T))
-				}
-				row = append(row, report.Bytes(r.Series[k].WALBytes))
-				any = true
-			} else {
+			if k >= len(r.Series) {
 				row = append(row, "-")
+				continue
 			}
+			if !any {
+				row[0] = report.Num(r.Series[k].T)
+				any = true
+			}
+			row = append(row, report.Bytes(r.Series[k].WALBytes))
 		}
 		if !any {
 			break
 		}
-		if row[0] == "-" {
-			row[0] = strconv.Itoa(k + 1)
-		}
 		series.Rows = append(series.Rows, row)
 	}
-	if e := s.emit(sum, rs); e != nil {
-		return e
+	return sum, series
+}
+
+func suiteTurriate(ctx context.Context, s *suiteRun) error {
+	steps := s.turriateSteps()
+	rs, err := s.runSteps(ctx, "turriate", steps)
+	if len(rs) == 0 {
+		return err
 	}
-	if s.c.format == "table" || s.c.format == "markdown" {
-		if e := series.Render(s.out, s.c.format); e != nil {
-			return e
-		}
+	if e := s.emit(turriateTable(steps, rs), rs); e != nil {
+		return e
 	}
 	return err
 }
 
-func suiteTurriate(ctx context.Context, s *suiteRun) error {
+// turriateSteps are seed 003's steps in its order: the control, then each
+// improvement.
+func (s *suiteRun) turriateSteps() []step {
 	d := s.flags.durationOr(3 * time.Second)
 	st := func(label, strategy, handles string, extra map[string]string) step {
 		p := map[string]string{"strategy": strategy, "handles": handles, "concurrency": "50", "duration": d}
@@ -345,8 +398,7 @@ func suiteTurriate(ctx context.Context, s *suiteRun) error {
 		}
 		return step{label, "http", p, map[string]string{"journal": "wal"}}
 	}
-	// The seed's order: the control, then each improvement.
-	steps := []step{
+	return []step{
 		st("file from disk (control)", "file", "5", nil),
 		st("database/sql QueryRow", "plain", "5", nil),
 		st("+ prepared statement", "prepared", "5", nil),
@@ -357,10 +409,9 @@ func suiteTurriate(ctx context.Context, s *suiteRun) error {
 		st("+ immutable", "stmt-pool", "100", map[string]string{"immutable": "true"}),
 		st("direct driver, statement pool (20)", "direct", "20", nil),
 	}
-	rs, err := s.runSteps(ctx, "turriate", steps)
-	if len(rs) == 0 {
-		return err
-	}
+}
+
+func turriateTable(steps []step, rs []*results.Result) *report.Table {
 	tb := &report.Table{Title: "Seed 003: one page row over HTTP, 50 concurrent clients (hey -z -c 50 in the seed)",
 		Headers: []string{"step", "target", "req/s", "vs file", "p50 µs", "p99 µs", "errors"},
 		Right:   []bool{false, false, true, true, true, true, false}}
@@ -383,8 +434,5 @@ func suiteTurriate(ctx context.Context, s *suiteRun) error {
 	}
 	tb.Notes = append(tb.Notes, "Every response is checked (status 200, body length); a mismatch is an error. The built-in client runs in the same process as the server, like hey on the seed's laptop; 'scripts/compare-loadgen' checks it against wrk and hey.",
 		"'direct' runs on zombie unless --target names a direct-API target; the other steps on --target (default mattn).")
-	if e := s.emit(tb, rs); e != nil {
-		return e
-	}
-	return err
+	return tb
 }
