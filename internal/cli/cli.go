@@ -73,6 +73,7 @@ func init() {
 		{"report", "write a self-contained HTML report with charts", cmdReport},
 		{"import", "add exported runs to a store", cmdImport},
 		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
+		{"worker", "serve the worker protocol on stdin/stdout (for --placement process)", cmdWorker},
 		{"version", "print litebench's version", cmdVersion},
 	}
 }

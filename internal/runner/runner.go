@@ -1,6 +1,7 @@
-// Package runner executes one run: it opens the target with the settings,
-// sets up the workload (not measured), measures the workload, prints
-// progress, and turns the recorders into a result.
+// Package runner executes one run: it provisions the bench database,
+// hands the job to a worker (in this process or a child process), and
+// turns the worker's events into progress lines, a time series, warnings
+// and the result.
 package runner
 
 import (
@@ -11,14 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"litebench/internal/metrics"
-	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/worker"
 	"litebench/internal/workload"
 )
 
@@ -49,6 +49,12 @@ type Spec struct {
 	// WALWarn prints a warning once the WAL passes this many bytes (0 =
 	// never).
 	WALWarn int64
+	// Acks, when set, receives the worker's acknowledgements of committed
+	// write transactions (the durability audit's ledger).
+	Acks func(worker.Event)
+	// Digest asks the worker for content digests after set-up and at the
+	// end (conformance checks).
+	Digest bool
 }
 
 // Reuser is implemented by workloads that read data they can reuse from a
@@ -56,20 +62,15 @@ type Spec struct {
 type Reuser interface{ ReusesData() bool }
 
 // Options renders the target options of settings for the file at path.
-func Options(s settings.Settings, path string) target.Options {
-	return target.Options{
-		Path:        path,
-		Memory:      s.Bool("in-memory"),
-		SharedCache: s.Bool("shared-cache"),
-		Pragmas:     s.Pragmas(),
-		MaxOpen:     s.Int("pool"),
-		ConnPerOp:   s.Bool("conn-per-op"),
-		TxImmediate: s.Get("tx") == "immediate",
-	}
-}
+func Options(s settings.Settings, path string) target.Options { return worker.Options(s, path) }
 
 // Run executes spec. It always returns a result; its Status says how the
 // run ended, and Error why it failed.
+//
+// The runner provisions the database (path, ownership), hands the job to
+// a worker of the spec's placement and consumes the worker's events:
+// interval events drive the progress lines, the time series and the WAL
+// warning; the final event becomes the result.
 func Run(ctx context.Context, sp Spec) *results.Result {
 	r := &results.Result{
 		RunID: sp.RunID, SweepID: sp.SweepID,
@@ -95,7 +96,8 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if temp {
 		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
 	}
-	if sp.Settings.Bool("in-memory") {
+	file := !sp.Settings.Bool("in-memory")
+	if !file {
 		path = "litebench-" + sp.RunID
 	} else {
 		_, reuse := sp.Workload.(Reuser)
@@ -109,57 +111,65 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		}
 	}
 
-	db, err := sp.Target.Open(ctx, Options(sp.Settings, path))
-	if err != nil {
-		return fail(fmt.Errorf("open %s with %s: %w", path, sp.Target.Name(), err))
+	job := &worker.Job{
+		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
+		Settings: sp.Settings.Map(), Target: sp.Target.Name(), Path: path,
+		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest,
 	}
-	defer db.Close()
-	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
-	env.Options = Options(sp.Settings, path)
-	if !sp.Settings.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
-			return fail(fmt.Errorf("mark %s: %w", path, err))
+	placement := sp.Settings.Get("placement")
+	var w worker.Worker
+	var setup worker.Event
+	var err error
+	if placement == "" || placement == worker.InProcess {
+		l := worker.NewLocal()
+		w = l
+		setup, err = l.SetupWith(ctx, job, sp.Workload, sp.Target)
+	} else {
+		if w, err = worker.For(placement); err == nil {
+			if _, err = w.Hello(ctx); err == nil {
+				setup, err = w.Setup(ctx, job)
+			}
 		}
 	}
-	r.Env.CompileOptions = compileOptions(ctx, db)
-	if want, got := sp.Settings.Journal(), journalMode(ctx, db); want != "" && got != want && !sp.Settings.Bool("in-memory") {
+	if w != nil {
+		defer w.Close()
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if setup.EngineVersion != "" && setup.EngineVersion != r.SQLite {
+		r.SQLite, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
+	}
+	r.Env.CompileOptions = setup.CompileOptions
+	if want, got := sp.Settings.Journal(), setup.JournalMode; want != "" && got != want && file {
 		r.Notes = append(r.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
 	}
 
-	if err := sp.Workload.Setup(ctx, env); err != nil {
-		return fail(fmt.Errorf("setup: %w", err))
-	}
-	env.Done.Store(0)
-
-	file := !sp.Settings.Bool("in-memory")
-	start := time.Now()
-	env.MarkStart(start) // a workload with a warm-up moves it
-	smp := startSampler(sp, env, path, file)
-	stop := startProgress(sp, env, smp)
-	runErr := sp.Workload.Run(ctx, env)
-	end := env.End
-	if end.IsZero() {
-		end = time.Now()
-	}
-	stop()
-	if s := env.Started(); !s.IsZero() {
-		start = s
-	}
+	smp := newSampler(sp, path, file, Unit(sp.Workload))
+	fin, err := w.Run(ctx, func(ev worker.Event) {
+		switch ev.T {
+		case worker.TInterval:
+			smp.interval(ev)
+		case worker.TAck:
+			if sp.Acks != nil {
+				sp.Acks(ev)
+			}
+		}
+	})
 	series, notes := smp.stop()
+	if err != nil {
+		return fail(err)
+	}
 	r.Series = series
 	r.Notes = append(r.Notes, notes...)
-
-	r.Elapsed = (end.Sub(start) - env.Excluded).Seconds()
-	r.Rows = env.Done.Load()
+	r.Elapsed = fin.ElapsedS
+	r.Rows = fin.Done
 	if r.Elapsed > 0 {
 		r.RowsPerSecond = float64(r.Rows) / r.Elapsed
 	}
-	r.Ops = ToOps(metrics.Merge(sp.Workload.Ops(), env.Recorders))
+	r.Ops = fin.FinalOps
 	r.Extra = map[string]float64{}
-	if env.Excluded > 0 {
-		r.Extra["generate_seconds"] = env.Excluded.Seconds()
-	}
-	for k, v := range env.Extra {
+	for k, v := range fin.Extra {
 		r.Extra[k] = v
 	}
 	if file {
@@ -169,20 +179,33 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 			r.Extra["wal_bytes"] = float64(fs.WAL)
 		}
 	}
-	r.Notes = append(r.Notes, env.Notes...)
-	if n := db.OpenedConns(); n > 0 {
-		r.Extra["connections_opened"] = float64(n)
+	r.Notes = append(r.Notes, fin.Notes...)
+	if fin.Conns > 0 {
+		r.Extra["connections_opened"] = float64(fin.Conns)
 	}
 	if len(r.Extra) == 0 {
 		r.Extra = nil
 	}
-	if runErr != nil {
-		return fail(runErr)
+	switch fin.Status {
+	case results.StatusInterrupted:
+		return fail(context.Canceled)
+	case results.StatusFailed:
+		return fail(errors.New(fin.Error))
 	}
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
 	return r
+}
+
+// interval is how often the worker reports: the time-series interval, or
+// the progress interval when that is shorter or the only one.
+func (sp Spec) interval() time.Duration {
+	iv := sp.SeriesInterval
+	if p := sp.Interval; sp.Progress != nil && p > 0 && (iv <= 0 || p < iv) {
+		iv = p
+	}
+	return iv
 }
 
 // RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
@@ -201,65 +224,6 @@ func RemoveDB(path string) error {
 
 // ToOps converts merged metrics into result ops.
 func ToOps(ms []metrics.Op) []results.Op { return results.OpsFromMetrics(ms) }
-
-func compileOptions(ctx context.Context, db target.DB) []string {
-	var opts []string
-	var s string
-	db.Query(ctx, "PRAGMA compile_options", nil, func(r target.Row) error {
-		if err := r.Scan(&s); err != nil {
-			return err
-		}
-		opts = append(opts, s)
-		return nil
-	})
-	return opts
-}
-
-func journalMode(ctx context.Context, db target.DB) string {
-	var s string
-	db.Query(ctx, "PRAGMA journal_mode", nil, func(r target.Row) error { return r.Scan(&s) })
-	return strings.ToLower(s)
-}
-
-func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
-	if sp.Progress == nil || sp.Interval <= 0 {
-		return func() {}
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	start := time.Now()
-	total := sp.Workload.Total()
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(sp.Interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				if sp.TTY {
-					fmt.Fprint(sp.Progress, "\r\033[K")
-				}
-				return
-			case <-t.C:
-				el := time.Since(start)
-				if s := env.Started(); !s.IsZero() {
-					el = time.Since(s)
-				}
-				line := progressLine(sp.Label, env.Done.Load(), total, el, Unit(sp.Workload))
-				if w := smp.wal.Load(); w > 0 {
-					line += ", WAL " + report.Bytes(w)
-				}
-				if sp.TTY {
-					fmt.Fprint(sp.Progress, "\r\033[K"+line)
-				} else {
-					fmt.Fprintln(sp.Progress, line)
-				}
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
-}
 
 // ProgressLine formats a progress line in the spirit of seed 000:
 // "label  845999/10000000 (8.46%) in 2s, avg 2.364µs/row, 422983 rows/s".

@@ -6,13 +6,12 @@ import (
 	"io"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"litebench/internal/metrics"
 	"litebench/internal/report"
 	"litebench/internal/results"
-	"litebench/internal/workload"
+	"litebench/internal/worker"
 )
 
 // FileSizes are the sizes of a database's files.
@@ -47,105 +46,87 @@ func StatFiles(path string) FileSizes {
 	return fs
 }
 
-// sampler records a run's time series and watches the WAL.
+// sampler turns a worker's interval events into the run's time series and
+// progress lines, and watches the WAL.
 type sampler struct {
-	sp     Spec
-	env    *workload.Env
-	path   string
-	file   bool
-	mu     sync.Mutex
-	points []results.Point
-	wal    atomic.Int64
-	warned bool
-	notes  []string
-	done   chan struct{}
-	wg     sync.WaitGroup
-	lastT  time.Time
+	sp       Spec
+	path     string
+	file     bool
+	unit     string
+	total    int64
+	mu       sync.Mutex
+	points   []results.Point
+	warned   bool
+	notes    []string
+	lastProg float64
+	printed  bool
 }
 
-func startSampler(sp Spec, env *workload.Env, path string, file bool) *sampler {
-	s := &sampler{sp: sp, env: env, path: path, file: file, done: make(chan struct{})}
-	if sp.SeriesInterval <= 0 {
-		return s
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		t := time.NewTicker(sp.SeriesInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.done:
-				return
-			case now := <-t.C:
-				s.sample(now)
-			}
-		}
-	}()
-	return s
+func newSampler(sp Spec, path string, file bool, unit string) *sampler {
+	return &sampler{sp: sp, path: path, file: file, unit: unit, total: sp.Workload.Total()}
 }
 
-func (s *sampler) sample(now time.Time) {
-	start := s.env.Started()
-	ops := s.sp.Workload.Ops()
-	iv := metrics.TakeInterval(ops, s.env.LiveRecorders())
-	if start.IsZero() || now.Before(start) {
-		return // warm-up (or the runner's own start not yet known)
-	}
-	p := results.Point{T: metrics.Round3(now.Sub(start).Seconds()), Rows: s.env.Done.Load()}
-	el := now.Sub(start)
-	if !s.lastT.IsZero() && s.lastT.After(start) {
-		el = now.Sub(s.lastT)
-	}
-	s.lastT = now
-	for i, smp := range iv {
-		if smp.Count == 0 && smp.Errors == 0 {
-			continue
-		}
+// interval records one interval event: a series point (when series are
+// on), the file sizes, the WAL warning, and a progress line when one is
+// due.
+func (s *sampler) interval(ev worker.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := results.Point{T: metrics.Round3(ev.AtS), Rows: ev.Done}
+	for _, o := range ev.Ops {
 		if p.OpsPerS == nil {
 			p.OpsPerS, p.P99us = map[string]float64{}, map[string]float64{}
 		}
-		p.OpsPerS[ops[i]] = metrics.Round3(float64(smp.Count) / el.Seconds())
-		if smp.Hist.TotalCount() > 0 {
-			p.P99us[ops[i]] = metrics.Round3(float64(smp.Hist.ValueAtQuantile(99)) / 1e3)
+		if ev.SpanS > 0 {
+			p.OpsPerS[o.Name] = metrics.Round3(float64(o.Count) / ev.SpanS)
 		}
-		if smp.Errors > 0 {
+		if h, err := metrics.DecodeHist(o.Hist); err == nil && h.TotalCount() > 0 {
+			p.P99us[o.Name] = metrics.Round3(float64(h.ValueAtQuantile(99)) / 1e3)
+		}
+		if o.Errors > 0 {
 			if p.Errors == nil {
 				p.Errors = map[string]int64{}
 			}
-			p.Errors[ops[i]] = smp.Errors
+			p.Errors[o.Name] = o.Errors
 		}
 	}
 	if s.file {
 		fs := StatFiles(s.path)
 		p.DBBytes, p.WALBytes, p.SHMBytes, p.WALSeq = fs.DB, fs.WAL, fs.SHM, fs.WALSeq
-		s.wal.Store(fs.WAL)
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
 			s.warned = true
 			note := fmt.Sprintf("WAL reached %s after %.0fs (warning threshold %s): checkpoints cannot complete while readers overlap (checkpoint starvation); try --pool 1, fewer readers, or reader gaps",
 				report.Bytes(fs.WAL), p.T, report.Bytes(w))
-			s.mu.Lock()
 			s.notes = append(s.notes, note)
-			s.mu.Unlock()
 			if s.sp.Progress != nil {
 				fmt.Fprintf(s.sp.Progress, "\nwarning: %s: %s\n", s.sp.Label, note)
 			}
 		}
 	}
-	s.mu.Lock()
-	s.points = append(s.points, p)
-	s.mu.Unlock()
+	if s.sp.SeriesInterval > 0 {
+		s.points = append(s.points, p)
+	}
+	if s.sp.Progress != nil && s.sp.Interval > 0 && ev.AtS-s.lastProg >= s.sp.Interval.Seconds()*0.999 {
+		s.lastProg = ev.AtS
+		line := progressLine(s.sp.Label, ev.Done, s.total, time.Duration(ev.AtS*float64(time.Second)), s.unit)
+		if p.WALBytes > 0 {
+			line += ", WAL " + report.Bytes(p.WALBytes)
+		}
+		if s.sp.TTY {
+			fmt.Fprint(s.sp.Progress, "\r\033[K"+line)
+			s.printed = true
+		} else {
+			fmt.Fprintln(s.sp.Progress, line)
+		}
+	}
 }
 
 // stop ends sampling and returns the points and notes.
 func (s *sampler) stop() ([]results.Point, []string) {
-	close(s.done)
-	s.wg.Wait()
-	// A last, partial interval, so short runs have a series too.
-	if now := time.Now(); s.sp.SeriesInterval > 0 && now.Sub(s.lastT) > s.sp.SeriesInterval/10 {
-		s.sample(now)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.printed {
+		fmt.Fprint(s.sp.Progress, "\r\033[K")
+	}
 	return s.points, s.notes
 }

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -79,4 +80,65 @@ func PlainLoop(dir string, vals [][3]any, batch int) (time.Duration, error) {
 		return 0, fmt.Errorf("plain loop wrote %d rows, want %d (%v)", n, len(vals), err)
 	}
 	return el, nil
+}
+
+// Create writes the bench rows vals into a new file at path with mattn
+// (WAL, synchronous=OFF, 10,000-row transactions), for read checks.
+func Create(path string, vals [][3]any) error {
+	db := sql.OpenDB(connector{"file:" + path + "?_journal_mode=WAL&_synchronous=OFF"})
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"); err != nil {
+		return err
+	}
+	for i := 0; i < len(vals); i += 10000 {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		for j := i; j < i+10000 && j < len(vals); j++ {
+			v := &vals[j]
+			if _, err := tx.Exec("INSERT INTO bench(ID,rand,hash) VALUES (?,?,?)", v[0], v[1], v[2]); err != nil {
+				tx.Rollback()
+				return err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PlainReads runs prepared point reads by uniformly random ID on the bench
+// table at path for d, one connection, and returns reads per second. Keys
+// come from a seeded PCG (not litebench's generator: this loop is the
+// yardstick, written as anyone would).
+func PlainReads(ctx context.Context, path string, rows int64, d time.Duration) (float64, error) {
+	db := sql.OpenDB(connector{"file:" + path + "?mode=ro"})
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	stmt, err := db.Prepare("SELECT ID,rand,hash FROM bench WHERE ID = ?")
+	if err != nil {
+		return 0, err
+	}
+	defer stmt.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var id int64
+	var r, h string
+	n := 0
+	start := time.Now()
+	end := start.Add(d)
+	for {
+		// Check the clock every 256 reads, as a tight loop would.
+		for k := 0; k < 256; k++ {
+			if err := stmt.QueryRow(rng.Int64N(rows)).Scan(&id, &r, &h); err != nil {
+				return 0, err
+			}
+		}
+		n += 256
+		if now := time.Now(); now.After(end) || ctx.Err() != nil {
+			return float64(n) / now.Sub(start).Seconds(), ctx.Err()
+		}
+	}
 }

@@ -46,6 +46,7 @@ var Specs = []Spec{
 	{"write-mutex", "false", "serialise writes behind one application-level mutex (seed 001)", boolCanon},
 	{"writer", "pool", "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", oneOf("pool", "single")},
 	{"busy-retry", "none", "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", busyRetryCanon},
+	{"placement", "in-process", "where the client runs: in-process, or process (a 'litebench worker' child process speaking the worker protocol)", oneOf("in-process", "process")},
 }
 
 var specByKey = func() map[string]*Spec {

@@ -262,6 +262,9 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 			err := w.tx(stmtCtx, start, int(n))
 			if err == nil {
 				w.env.Done.Add(n)
+				if w.env.Ack != nil {
+					w.env.Ack(start, n)
+				}
 				break
 			}
 			if ctx.Err() != nil {

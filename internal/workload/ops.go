@@ -505,6 +505,9 @@ func (e *executor) write() (int, error) {
 	for {
 		err := e.writeOnce(idx)
 		if err == nil {
+			if sh.env.Ack != nil {
+				sh.env.Ack(idx[0], int64(len(idx)))
+			}
 			return retries, nil
 		}
 		if target.Retryable(sh.env.Target, err) && (w.retries < 0 || retries < w.retries) {

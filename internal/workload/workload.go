@@ -42,6 +42,10 @@ type Env struct {
 	// Start, when set (MarkStart), begins the measured interval after a
 	// warm-up.
 	Start time.Time
+	// Ack, when set, is called after every committed write transaction
+	// with its first row index (or key) and its number of rows, from the
+	// writing goroutine, right after COMMIT returns.
+	Ack func(first, n int64)
 	// Options are the target options the run's DB was opened with, for
 	// workloads that open handles of their own.
 	Options target.Options

@@ -1,0 +1,298 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"litebench/internal/metrics"
+	"litebench/internal/results"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+// Local runs jobs in this process: the in-process placement, and what
+// 'litebench worker' runs on the other side of the protocol.
+type Local struct {
+	job   *Job
+	wl    workload.Workload
+	tgt   target.Target
+	db    target.DB
+	env   *workload.Env
+	setup Event
+}
+
+// NewLocal returns a worker that runs jobs in this process.
+func NewLocal() *Local { return &Local{} }
+
+// Caps are what the Go worker can do.
+var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"}
+
+// Hello describes the worker.
+func (l *Local) Hello(context.Context) (Event, error) {
+	return Event{T: THello, Protocol: Protocol, Lang: runtime.Version(), Version: Version, Caps: Caps}, nil
+}
+
+// Version is litebench's version, set by the caller (the runner's
+// fingerprint knows it).
+var Version = "dev"
+
+// Resolve builds the workload and target a job names, validating both.
+// Parameters and settings left out take their defaults (the workload's
+// own setting defaults included) and the job is completed with them. The
+// job names the target the run uses (the planner has already resolved a
+// workload's own choice, e.g. http's direct strategy).
+func Resolve(j *Job) (workload.Workload, target.Target, error) {
+	spec, err := workload.Get(j.Workload)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := settings.Default()
+	for k, v := range spec.SettingDefaults {
+		s.Set(k, v)
+	}
+	for k, v := range j.Settings {
+		if settings.Lookup(k) == nil {
+			return nil, nil, fmt.Errorf("job: unknown setting %q (see 'litebench list settings')", k)
+		}
+		if err := s.Set(k, v); err != nil {
+			return nil, nil, fmt.Errorf("job: %v", err)
+		}
+	}
+	p := map[string]string{}
+	for _, pr := range spec.Params {
+		p[pr.Name] = pr.Default
+	}
+	for k, v := range j.Params {
+		if _, ok := p[k]; !ok {
+			return nil, nil, fmt.Errorf("job: workload %s has no parameter %q", j.Workload, k)
+		}
+		p[k] = v
+	}
+	w, err := spec.New(p, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := target.Get(j.Target)
+	if err != nil {
+		return nil, nil, err
+	}
+	j.Params, j.Settings = p, s.Map()
+	return w, t, nil
+}
+
+// Setup opens the database, stamps it, reads back what SQLite runs and
+// sets the workload up. Nothing of it is measured.
+func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
+	wl, tgt, err := Resolve(j)
+	if err != nil {
+		return Event{}, err
+	}
+	return l.SetupWith(ctx, j, wl, tgt)
+}
+
+// SetupWith is Setup for a workload and target already built (the
+// in-process placement hands over its own objects).
+func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt target.Target) (Event, error) {
+	if l.job != nil {
+		return Event{}, errors.New("worker: setup twice")
+	}
+	s := settings.FromMap(j.Settings)
+	if !s.Bool("in-memory") {
+		// The controller checked the path; a worker started by hand or by
+		// another controller checks again before touching it.
+		if err := results.CheckOwned(j.Path, results.BenchAppID); err != nil {
+			return Event{}, fmt.Errorf("refusing to use %w", err)
+		}
+	}
+	opts := Options(s, j.Path)
+	t0 := time.Now()
+	db, err := tgt.Open(ctx, opts)
+	if err != nil {
+		return Event{}, fmt.Errorf("open %s with %s: %w", j.Path, tgt.Name(), err)
+	}
+	l.job, l.wl, l.tgt, l.db = j, wl, tgt, db
+	l.env = &workload.Env{DB: db, Target: tgt, Settings: s, Extra: map[string]float64{}, Options: opts}
+	if !s.Bool("in-memory") {
+		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
+			return Event{}, fmt.Errorf("mark %s: %w", j.Path, err)
+		}
+	}
+	ev := Event{T: TSetupDone, Client: tgt.Name(), Engine: "sqlite"}
+	ev.EngineVersion, _ = tgt.SQLiteVersion()
+	ev.CompileOptions = compileOptions(ctx, db)
+	ev.JournalMode = journalMode(ctx, db)
+	if err := wl.Setup(ctx, l.env); err != nil {
+		return Event{}, fmt.Errorf("setup: %w", err)
+	}
+	if j.Digest {
+		d, err := Digest(ctx, db)
+		if err != nil {
+			return Event{}, fmt.Errorf("digest after setup: %w", err)
+		}
+		ev.Digest = d
+	}
+	ev.SetupMS = float64(time.Since(t0).Microseconds()) / 1e3
+	l.env.Done.Store(0)
+	l.setup = ev
+	return ev, nil
+}
+
+// Run measures the job set up before and returns the final event. emit
+// receives intervals (and acks) as they happen.
+func (l *Local) Run(ctx context.Context, emit func(Event)) (Event, error) {
+	if l.job == nil {
+		return Event{}, errors.New("worker: run before setup")
+	}
+	env, j := l.env, l.job
+	var emitMu sync.Mutex
+	send := func(e Event) {
+		emitMu.Lock()
+		emit(e)
+		emitMu.Unlock()
+	}
+	if j.Acks {
+		env.Ack = func(first, n int64) { send(Event{T: TAck, Seqs: []int64{first}, Rows: []int64{n}}) }
+	}
+	start := time.Now()
+	env.MarkStart(start) // a workload with a warm-up moves it
+	stop := l.startIntervals(env, send)
+	runErr := l.wl.Run(ctx, env)
+	end := env.End
+	if end.IsZero() {
+		end = time.Now()
+	}
+	stop()
+	if s := env.Started(); !s.IsZero() {
+		start = s
+	}
+	fin := Event{T: TFinal, Status: results.StatusOK}
+	fin.ElapsedS = (end.Sub(start) - env.Excluded).Seconds()
+	fin.Done = env.Done.Load()
+	fin.FinalOps = results.OpsFromMetrics(metrics.Merge(l.wl.Ops(), env.Recorders))
+	fin.Extra = map[string]float64{}
+	if env.Excluded > 0 {
+		fin.Extra["generate_seconds"] = env.Excluded.Seconds()
+	}
+	for k, v := range env.Extra {
+		fin.Extra[k] = v
+	}
+	if len(fin.Extra) == 0 {
+		fin.Extra = nil
+	}
+	fin.Notes = env.Notes
+	fin.Conns = l.db.OpenedConns()
+	if runErr == nil && ctx.Err() == nil && j.Digest {
+		d, err := Digest(ctx, l.db)
+		if err != nil {
+			runErr = fmt.Errorf("digest after run: %w", err)
+		}
+		fin.Digest = d
+	}
+	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled), runErr == nil && ctx.Err() != nil:
+		fin.Status = results.StatusInterrupted
+	case runErr != nil:
+		fin.Status, fin.Error = results.StatusFailed, runErr.Error()
+	}
+	return fin, nil
+}
+
+// startIntervals emits an interval event every job interval from the
+// live recorders, once the measured part has started.
+func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()) {
+	every := l.job.Interval()
+	if every <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	ops := l.wl.Ops()
+	var last time.Time
+	tick := func(now time.Time) {
+		iv := metrics.TakeInterval(ops, env.LiveRecorders())
+		start := env.Started()
+		if start.IsZero() || now.Before(start) {
+			return // warm-up
+		}
+		from := start
+		if last.After(start) {
+			from = last
+		}
+		last = now
+		ev := Event{T: TInterval, AtS: now.Sub(start).Seconds(), SpanS: now.Sub(from).Seconds(), Done: env.Done.Load()}
+		for i, s := range iv {
+			if s.Count == 0 && s.Errors == 0 {
+				continue
+			}
+			ev.Ops = append(ev.Ops, IntervalOp{Name: ops[i], Count: s.Count, Errors: s.Errors, Hist: metrics.EncodeHist(s.Hist)})
+		}
+		send(ev)
+	}
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				// A last, partial interval, so short runs have a series too.
+				if now := time.Now(); now.Sub(last) > every/10 {
+					tick(now)
+				}
+				return
+			case now := <-t.C:
+				tick(now)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// Close closes the job's database.
+func (l *Local) Close() error {
+	if l.db != nil {
+		err := l.db.Close()
+		l.db = nil
+		return err
+	}
+	return nil
+}
+
+// Options renders the target options of settings for the file at path.
+func Options(s settings.Settings, path string) target.Options {
+	return target.Options{
+		Path:        path,
+		Memory:      s.Bool("in-memory"),
+		SharedCache: s.Bool("shared-cache"),
+		Pragmas:     s.Pragmas(),
+		MaxOpen:     s.Int("pool"),
+		ConnPerOp:   s.Bool("conn-per-op"),
+		TxImmediate: s.Get("tx") == "immediate",
+	}
+}
+
+func compileOptions(ctx context.Context, db target.DB) []string {
+	var opts []string
+	var s string
+	db.Query(ctx, "PRAGMA compile_options", nil, func(r target.Row) error {
+		if err := r.Scan(&s); err != nil {
+			return err
+		}
+		opts = append(opts, s)
+		return nil
+	})
+	return opts
+}
+
+func journalMode(ctx context.Context, db target.DB) string {
+	var s string
+	db.Query(ctx, "PRAGMA journal_mode", nil, func(r target.Row) error { return r.Scan(&s) })
+	return strings.ToLower(s)
+}

@@ -1,0 +1,210 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// EnvWorker, set to 1 in a child's environment, makes a litebench binary
+// (or a test binary's TestMain) serve the worker protocol on stdin/stdout
+// whatever its arguments.
+const EnvWorker = "LITEBENCH_WORKER"
+
+// Executable is the program started for the child-process placement:
+// this binary, unless set otherwise (tests, other builds).
+var Executable = func() (string, error) { return os.Executable() }
+
+// Process runs jobs in a child process speaking the worker protocol.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	enc    *Encoder
+	dec    *Decoder
+	stderr *tail
+	waited chan struct{}
+	err    error
+	once   sync.Once
+}
+
+// killGrace is how long a child has to end its run after a cancel before
+// it is killed.
+const killGrace = 5 * time.Second
+
+// StartProcess starts 'litebench worker' as a child process. The child
+// dies with its parent (PR_SET_PDEATHSIG) and stops its run when its
+// input closes.
+func StartProcess() (*Process, error) {
+	exe, err := Executable()
+	if err != nil {
+		return nil, fmt.Errorf("worker process: %v", err)
+	}
+	return StartCommand(exe, "worker")
+}
+
+// StartCommand starts a worker from any program speaking the protocol.
+func StartCommand(name string, args ...string) (*Process, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), EnvWorker+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p := &Process{cmd: cmd, stderr: &tail{max: 8 << 10}, waited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("worker process %s: %v", name, err)
+	}
+	p.stdin, p.enc, p.dec = in, NewEncoder(in), NewDecoder(out)
+	go func() { p.err = cmd.Wait(); close(p.waited) }()
+	return p, nil
+}
+
+// Pid is the child's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Kill sends SIGKILL to the child (the durability audit's process crash).
+func (p *Process) Kill() error { return p.cmd.Process.Kill() }
+
+// Hello exchanges protocol versions and returns the worker's description.
+func (p *Process) Hello(ctx context.Context) (Event, error) {
+	if err := p.enc.Send(Event{T: THello, Protocol: Protocol}); err != nil {
+		return Event{}, p.gone(err)
+	}
+	ev, err := p.await(ctx, nil, THello)
+	if err != nil {
+		return Event{}, err
+	}
+	if ev.Protocol != Protocol {
+		return Event{}, fmt.Errorf("worker speaks protocol %d, litebench %d", ev.Protocol, Protocol)
+	}
+	return ev, nil
+}
+
+// Setup sends the job and waits until the worker has set it up.
+func (p *Process) Setup(ctx context.Context, j *Job) (Event, error) {
+	if err := p.enc.Send(Event{T: TSetup, Job: j}); err != nil {
+		return Event{}, p.gone(err)
+	}
+	return p.await(ctx, nil, TSetupDone)
+}
+
+// Run starts the measured part and relays intervals and acks to emit
+// until the final event.
+func (p *Process) Run(ctx context.Context, emit func(Event)) (Event, error) {
+	if err := p.enc.Send(Event{T: TRun}); err != nil {
+		return Event{}, p.gone(err)
+	}
+	return p.await(ctx, emit, TFinal)
+}
+
+// await reads events until one of type want; others go to emit. A
+// cancelled ctx sends cancel to the worker, and kills it if it has not
+// answered within killGrace.
+func (p *Process) await(ctx context.Context, emit func(Event), want string) (Event, error) {
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+		}
+		p.enc.Send(Event{T: TCancel})
+		select {
+		case <-stop:
+		case <-time.After(killGrace):
+			p.Kill()
+		}
+	}()
+	for {
+		ev, err := p.dec.Next()
+		if err != nil {
+			return Event{}, p.gone(err)
+		}
+		switch ev.T {
+		case want:
+			return ev, nil
+		case TError:
+			return Event{}, fmt.Errorf("worker: %s", ev.Error)
+		case TInterval, TAck:
+			if emit != nil {
+				emit(ev)
+			}
+		default:
+			return Event{}, fmt.Errorf("worker protocol: %q while waiting for %q", ev.T, want)
+		}
+	}
+}
+
+// gone explains a broken conversation: the child's exit status and the
+// end of what it wrote on stderr.
+func (p *Process) gone(err error) error {
+	select {
+	case <-p.waited:
+	case <-time.After(2 * time.Second):
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("worker closed its output without exiting")
+		}
+		return fmt.Errorf("worker: %v", err)
+	}
+	msg := "worker exited"
+	if p.err != nil {
+		msg += " (" + p.err.Error() + ")"
+	}
+	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+		msg += ": " + s
+	}
+	return errors.New(msg)
+}
+
+// Close ends the conversation and waits for the child, killing it if it
+// does not exit.
+func (p *Process) Close() error {
+	p.once.Do(func() {
+		p.enc.Send(Event{T: TClose})
+		p.stdin.Close()
+		select {
+		case <-p.waited:
+		case <-time.After(killGrace):
+			p.Kill()
+			<-p.waited
+		}
+	})
+	return nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, b...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
