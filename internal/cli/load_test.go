@@ -130,20 +130,57 @@ func TestWALGrowthWarning(t *testing.T) {
 	}
 }
 
+// --writer and --write-mutex, on every target, with busy_timeout 0 so
+// that two writes in flight at once make one fail with SQLITE_BUSY. The
+// pool opens a connection only when every open one is busy, so
+// connections_opened shows how many operations overlapped on it.
 func TestWriterSingleAndMutex(t *testing.T) {
-	o := run(t, context.Background(), "mixed", "--readers", "2", "--writers", "3", "--count", "600", "--rows", "300",
-		"--journal", "wal", "--writer", "single", "--write-mutex=true,false", "--no-store", "--progress", "0", "--format", "json")
-	if o.code != 0 {
-		t.Fatalf("exit %d: %s", o.code, o.err)
+	// seen is a run's errors and the connections the run's pool opened.
+	type seen struct {
+		errs  map[string]any
+		conns float64
 	}
-	ls := jsonLines(t, o.out)
-	if len(ls) != 2 {
-		t.Fatalf("%d runs, want 2", len(ls))
-	}
-	for _, j := range ls {
-		if e, _ := j["errors"].(map[string]any); len(e) != 0 {
-			t.Errorf("errors with a single writer: %v", e)
+	// runs returns what each run saw, by value of the swept setting.
+	runs := func(t *testing.T, setting string, args ...string) map[string]seen {
+		t.Helper()
+		o := run(t, context.Background(), append(args, "--rows", "300", "--batch", "1", "--journal", "wal",
+			"--busy-timeout", "0", "--no-store", "--progress", "0", "--format", "json")...)
+		if o.code != 0 {
+			t.Fatalf("exit %d: %s", o.code, o.err)
 		}
+		got := map[string]seen{}
+		for _, j := range jsonLines(t, o.out) {
+			e, _ := j["errors"].(map[string]any)
+			c, _ := j["extra"].(map[string]any)["connections_opened"].(float64)
+			got[j["settings"].(map[string]any)[setting].(string)] = seen{e, c}
+		}
+		return got
+	}
+	for _, name := range target.Names() {
+		t.Run(name, func(t *testing.T) {
+			// Two readers and three writers: with a single writer the
+			// writes go to its own connection, one at a time, and the
+			// pool serves the two readers only.
+			w := runs(t, "writer", "mixed", "--target", name, "--readers", "2", "--writers", "3", "--count", "3000",
+				"--writer", "single,pool")
+			if s := w["single"]; len(s.errs) != 0 || s.conns < 1 || s.conns > 2 {
+				t.Errorf("--writer single: errors %v, the pool opened %v connections; want none, and at most one per reader", s.errs, s.conns)
+			}
+			if p := w["pool"]; p.conns <= 2 {
+				t.Errorf("--writer pool: the pool opened %v connections, want more than the two readers need", p.conns)
+			}
+			// Four writers: without the mutex their writes overlap (busy
+			// errors); with it no two are ever in flight, so one
+			// connection serves them all and none fails.
+			m := runs(t, "write-mutex", "write", "--target", name, "--workers", "4", "--count", "2000",
+				"--write-mutex=false,true")
+			if f := m["false"]; f.errs["busy"] == nil || f.conns < 2 {
+				t.Errorf("--write-mutex=false: errors %v, %v connections; want busy errors and several connections (writes overlapping)", f.errs, f.conns)
+			}
+			if tr := m["true"]; len(tr.errs) != 0 || tr.conns != 1 {
+				t.Errorf("--write-mutex=true: errors %v, %v connections; want none and one (no two writes in flight)", tr.errs, tr.conns)
+			}
+		})
 	}
 }
 

@@ -35,6 +35,54 @@ func Fatal(err error) error { return fatalError{err} }
 // AnyOp as a worker role lets Config.Choose pick each operation's kind.
 const AnyOp = -1
 
+// Clock is where the engine reads the time and how the open-loop
+// dispatcher waits (the actions of Wait). Run uses the wall clock unless
+// Config.Clock is set; tests set a clock whose time is virtual.
+type Clock interface {
+	// Now is called by every goroutine of a run.
+	Now() time.Time
+	// Sleep blocks the calling thread for about d.
+	Sleep(d time.Duration)
+	// Park waits d on a runtime timer, or until done is closed; it
+	// reports whether d passed. Only the dispatcher parks.
+	Park(d time.Duration, done <-chan struct{}) bool
+	// Spin lets other goroutines run while the next operation is due in
+	// rem (less than SpinWindow); the dispatcher then looks at the time
+	// again.
+	Spin(rem time.Duration)
+}
+
+// wallClock is the real clock. Its timer is reused from one park to the
+// next.
+type wallClock struct{ timer *time.Timer }
+
+func (*wallClock) Now() time.Time { return time.Now() }
+
+// Sleep sleeps the thread: accurate to tens of microseconds, where a
+// runtime timer may wake a millisecond late.
+func (*wallClock) Sleep(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	syscall.Nanosleep(&ts, nil) //nolint:errcheck // the dispatcher looks at the time again
+}
+
+func (c *wallClock) Park(d time.Duration, done <-chan struct{}) bool {
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
+	} else {
+		c.timer.Reset(d)
+	}
+	select {
+	case <-c.timer.C:
+		return true
+	case <-done:
+		c.timer.Stop()
+		return false
+	}
+}
+
+// Spin yields the processor: the operation is due too soon to sleep.
+func (*wallClock) Spin(time.Duration) { runtime.Gosched() }
+
 // Config describes a load.
 type Config struct {
 	Ops metrics.Ops
@@ -67,15 +115,24 @@ type Config struct {
 	NewRecorder func() *metrics.Recorder
 	// OnMeasure is called once, when the measured part starts.
 	OnMeasure func(start time.Time)
-	// Done counts finished measured operations, for progress lines.
+	// Done counts finished measured operations, for progress lines. Each
+	// worker adds its own count in batches (every 256 operations or 10 ms
+	// at the latest); it is exact when Run returns.
 	Done *atomic.Int64
+	// Clock is the time source; nil is the wall clock.
+	Clock Clock
 }
 
 // Stats describes what the engine did.
 type Stats struct {
-	Start, End time.Time // the measured part
-	Issued     int64     // operations started in the measured part
-	Executors  int       // goroutines that ran operations
+	// Start and End bound the measured part. When ctx is cancelled, End
+	// is the moment it was, and operations that end later are not counted.
+	Start, End time.Time
+	Issued     int64 // operations started in the measured part
+	Executors  int   // goroutines that ran operations
+	// Interrupted counts measured operations in flight when ctx was
+	// cancelled: they ended later and are in no count or latency.
+	Interrupted int64
 	// Lag is, for open loop, how late each measured operation started
 	// relative to its schedule (the load generator's own delay plus any
 	// wait for a free executor).
@@ -83,7 +140,10 @@ type Stats struct {
 }
 
 // Run drives the load until the duration or count is reached, ctx is
-// cancelled, or an executor returns a Fatal error.
+// cancelled, or an executor returns a Fatal error. When ctx is cancelled
+// no operation is started any more (open loop: those queued for an
+// executor are dropped), the operations in flight get the cancelled ctx,
+// and Run returns as soon as they have.
 func Run(ctx context.Context, cfg Config) (Stats, error) {
 	if cfg.Duration <= 0 && cfg.Count <= 0 {
 		return Stats{}, errors.New("loadgen: set a duration or a count")
@@ -93,6 +153,9 @@ func Run(ctx context.Context, cfg Config) (Stats, error) {
 	}
 	if cfg.Done == nil {
 		cfg.Done = new(atomic.Int64)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = &wallClock{}
 	}
 	if cfg.Rate > 0 {
 		if cfg.MaxInflight < 1 {
@@ -144,6 +207,107 @@ func (s *stopper) stop(err error) {
 	s.once.Do(func() { s.err = err; s.cancel() })
 }
 
+// run is what the goroutines of one Run share.
+type run struct {
+	cfg *Config
+	clk Clock
+	// ctx ends when the caller's does (parent) or on a fatal error.
+	ctx, parent context.Context
+	st          stopper
+	ph          phase
+	// cancelled receives the time the caller's ctx ended.
+	cancelled   chan time.Time
+	interrupted atomic.Int64
+}
+
+// start sets up a run; call the function it returns when the run is over.
+func start(parent context.Context, cfg *Config) (*run, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	r := &run{cfg: cfg, clk: cfg.Clock, ctx: ctx, parent: parent, cancelled: make(chan time.Time, 1)}
+	r.st.cancel = cancel
+	r.ph.cfg = cfg
+	unwatch := context.AfterFunc(parent, func() { r.cancelled <- r.clk.Now() })
+	return r, func() { unwatch(); cancel() }
+}
+
+// end returns the end of the measured part for a run whose goroutines
+// stopped at stopAt: the time the caller cancelled it, if that is earlier.
+// An operation that ended after the cancel saw the cancelled ctx, so
+// every operation counted ended before the time returned.
+func (r *run) end(stopAt time.Time) time.Time {
+	if r.parent.Err() == nil {
+		return stopAt
+	}
+	if c := <-r.cancelled; c.Before(stopAt) {
+		return c
+	}
+	return stopAt
+}
+
+// tally counts one worker's finished measured operations into Config.Done
+// in batches, so that workers do not all write one shared counter per
+// operation: Done lags a worker by at most tallyBatch operations or
+// tallyEvery, and is exact once every worker has flushed.
+type tally struct {
+	to   *atomic.Int64
+	n    int64
+	last time.Time
+}
+
+const (
+	tallyBatch = 256
+	tallyEvery = 10 * time.Millisecond
+)
+
+func (t *tally) add(now time.Time) {
+	t.n++
+	if t.n >= tallyBatch || now.Sub(t.last) >= tallyEvery {
+		t.to.Add(t.n)
+		t.n, t.last = 0, now
+	}
+}
+
+func (t *tally) flush() {
+	t.to.Add(t.n)
+	t.n = 0
+}
+
+// quota hands out the operations of a counted closed-loop run. A worker
+// claims a block at a time, about quotaSpan of its own operations (one
+// at a time for slower ones, at most quotaBlock), so that workers do not
+// all write one shared counter per operation; blocks shrink as the count
+// runs out, so the last operations are still shared among the workers,
+// and the total is exact.
+type quota struct {
+	left    atomic.Int64
+	workers int64
+}
+
+const (
+	quotaSpan  = time.Millisecond
+	quotaBlock = 64
+)
+
+// claim takes a block of the operations left for a worker whose last
+// operation took last (0 if it has run none); it returns 0 when none are
+// left.
+func (q *quota) claim(last time.Duration) int64 {
+	n := int64(1)
+	if last > 0 {
+		n = max(1, min(quotaBlock, int64(quotaSpan/last)))
+	}
+	for {
+		left := q.left.Load()
+		if left <= 0 {
+			return 0
+		}
+		k := max(1, min(n, left/(4*q.workers)))
+		if q.left.CompareAndSwap(left, left-k) {
+			return k
+		}
+	}
+}
+
 // record counts a finished operation's retries and, if it failed, its
 // error (or stops the run on a fatal one). It reports whether it succeeded.
 func record(cfg *Config, rec *metrics.Recorder, op, retries int, err error, st *stopper) bool {
@@ -164,95 +328,116 @@ func record(cfg *Config, rec *metrics.Recorder, op, retries int, err error, st *
 	return false
 }
 
-func runClosed(ctx context.Context, cfg Config) (Stats, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	st := &stopper{cancel: cancel}
-	t0 := time.Now()
-	ph := &phase{cfg: &cfg, warmEnd: t0.Add(cfg.Warmup)}
+func runClosed(parent context.Context, cfg Config) (Stats, error) {
+	r, finish := start(parent, &cfg)
+	defer finish()
+	t0 := r.clk.Now()
+	r.ph.warmEnd = t0.Add(cfg.Warmup)
 	if cfg.Warmup <= 0 {
-		ph.begin(t0)
+		r.ph.begin(t0)
 	}
-	var claimed atomic.Int64
+	q := &quota{workers: int64(len(cfg.Roles))}
+	q.left.Store(cfg.Count)
 	var issued atomic.Int64
 	var wg sync.WaitGroup
 	for w, role := range cfg.Roles {
 		wg.Add(1)
-		go func(w, role int) {
+		go func() {
 			defer wg.Done()
-			ex, err := cfg.NewExecutor(w)
-			if err != nil {
-				st.stop(fmt.Errorf("worker %d: %w", w, err))
-				return
-			}
-			if c, ok := ex.(interface{ Close() }); ok {
-				defer c.Close()
-			}
-			measuring := ph.measured.Load()
-			rec := metrics.NewRecorder(cfg.Ops) // warm-up: not registered
-			if measuring {
-				rec = cfg.NewRecorder()
-			}
-			seq := uint64(w) << 40
-			for ctx.Err() == nil {
-				start := time.Now()
-				if !measuring {
-					if !ph.measured.Load() && !start.Before(ph.warmEnd) {
-						ph.begin(start)
-					}
-					if ph.measured.Load() {
-						measuring = true
-						rec = cfg.NewRecorder()
-					}
-				}
-				if measuring {
-					if cfg.Duration > 0 && !start.Before(ph.deadline) {
-						return
-					}
-					if cfg.Count > 0 && claimed.Add(1) > cfg.Count {
-						return
-					}
-					issued.Add(1)
-				}
-				op := role
-				if op == AnyOp {
-					op = cfg.Choose(seq)
-				}
-				seq++
-				retries, err := ex.Do(ctx, op)
-				if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-					return
-				}
-				if !record(&cfg, rec, op, retries, err, st) {
-					continue
-				}
-				end := time.Now()
-				d := end.Sub(start)
-				if measuring && cfg.Duration > 0 && end.After(ph.deadline) {
-					// Finished after the window closed: its latency counts,
-					// it does not count towards the rate.
-					rec.ObserveOverrun(op, d)
-					continue
-				}
-				rec.Observe(op, d)
-				if measuring {
-					cfg.Done.Add(1)
-				}
-			}
-		}(w, role)
+			issued.Add(r.work(w, role, q))
+		}()
 	}
 	wg.Wait()
-	end := time.Now()
-	if st.err != nil {
-		return Stats{}, st.err
+	if r.st.err != nil {
+		return Stats{}, r.st.err
 	}
-	if !ph.measured.Load() {
-		ph.begin(end) // the warm-up outlasted the run (interrupted)
+	end := r.end(r.clk.Now())
+	if !r.ph.measured.Load() {
+		r.ph.begin(end) // the warm-up outlasted the run (interrupted)
 	}
-	if cfg.Duration > 0 && end.After(ph.deadline) && ctx.Err() == nil {
-		end = ph.deadline // the window; later completions are overruns
+	if cfg.Duration > 0 && end.After(r.ph.deadline) {
+		end = r.ph.deadline // the window; later completions are overruns
 	}
-	return Stats{Start: ph.start, End: end, Issued: issued.Load(), Executors: len(cfg.Roles)}, ctx.Err()
+	return Stats{Start: r.ph.start, End: end, Issued: issued.Load(), Executors: len(cfg.Roles),
+		Interrupted: r.interrupted.Load()}, r.ctx.Err()
+}
+
+// work is closed-loop worker w: it runs operations of kind role until the
+// run ends, and returns how many measured ones it started.
+func (r *run) work(w, role int, q *quota) (issued int64) {
+	cfg, ctx, clk := r.cfg, r.ctx, r.clk
+	ex, err := cfg.NewExecutor(w)
+	if err != nil {
+		r.st.stop(fmt.Errorf("worker %d: %w", w, err))
+		return 0
+	}
+	if c, ok := ex.(interface{ Close() }); ok {
+		defer c.Close()
+	}
+	measuring := r.ph.measured.Load()
+	rec := metrics.NewRecorder(cfg.Ops) // warm-up: not registered
+	if measuring {
+		rec = cfg.NewRecorder()
+	}
+	done := tally{to: cfg.Done}
+	defer done.flush()
+	var own int64          // operations of the count claimed, not started
+	var took time.Duration // how long the last operation took
+	seq := uint64(w) << 40
+	for ctx.Err() == nil {
+		start := clk.Now()
+		if !measuring {
+			if !r.ph.measured.Load() && !start.Before(r.ph.warmEnd) {
+				r.ph.begin(start)
+			}
+			if r.ph.measured.Load() {
+				measuring = true
+				rec = cfg.NewRecorder()
+			}
+		}
+		if measuring {
+			if cfg.Duration > 0 && !start.Before(r.ph.deadline) {
+				return issued
+			}
+			if cfg.Count > 0 {
+				if own == 0 {
+					if own = q.claim(took); own == 0 {
+						return issued
+					}
+				}
+				own--
+			}
+			issued++
+		}
+		op := role
+		if op == AnyOp {
+			op = cfg.Choose(seq)
+		}
+		seq++
+		retries, err := ex.Do(ctx, op)
+		end := clk.Now()
+		took = end.Sub(start)
+		if ctx.Err() != nil {
+			if measuring {
+				r.interrupted.Add(1) // ended after the cancel: not counted
+			}
+			return issued
+		}
+		if !record(cfg, rec, op, retries, err, &r.st) {
+			continue
+		}
+		if measuring && cfg.Duration > 0 && end.After(r.ph.deadline) {
+			// Finished after the window closed: its latency counts,
+			// it does not count towards the rate.
+			rec.ObserveOverrun(op, took)
+			continue
+		}
+		rec.Observe(op, took)
+		if measuring {
+			done.add(end)
+		}
+	}
+	return issued
 }
 
 type ticket struct {
@@ -260,20 +445,23 @@ type ticket struct {
 	due time.Duration
 }
 
-func runOpen(ctx context.Context, cfg Config) (Stats, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	st := &stopper{cancel: cancel}
+func runOpen(parent context.Context, cfg Config) (Stats, error) {
+	r, finish := start(parent, &cfg)
+	defer finish()
+	ctx, clk := r.ctx, r.clk
 	// Tickets wait in a buffer for a free executor, so the dispatcher never
 	// waits for a handoff; the time they wait counts in their response time.
+	// The handoff (a channel send and receive) and idle are what executors
+	// share per operation, as in wrk2 and vegeta; BenchmarkOpenLoop100k
+	// shows it holds 100,000 operations per second.
 	ch := make(chan ticket, 1024)
 	var idle atomic.Int32
+	var dropped atomic.Int64
 	var wg sync.WaitGroup
 	var lagMu sync.Mutex
 	lag := metrics.NewIntervalHistogram()
 	warm := cfg.Warmup
 	var t0 time.Time
-	ph := &phase{cfg: &cfg}
 	spawned := 0
 	spawn := func() {
 		w := spawned
@@ -284,7 +472,7 @@ func runOpen(ctx context.Context, cfg Config) (Stats, error) {
 			defer wg.Done()
 			ex, err := cfg.NewExecutor(w)
 			if err != nil {
-				st.stop(fmt.Errorf("executor %d: %w", w, err))
+				r.st.stop(fmt.Errorf("executor %d: %w", w, err))
 				for range ch { // keep the dispatcher from blocking
 				}
 				return
@@ -295,32 +483,46 @@ func runOpen(ctx context.Context, cfg Config) (Stats, error) {
 			warmRec := metrics.NewRecorder(cfg.Ops)
 			var rec *metrics.Recorder
 			myLag := metrics.NewIntervalHistogram()
+			done := tally{to: cfg.Done}
+			var myDropped int64
 			defer func() {
+				done.flush()
+				dropped.Add(myDropped)
 				lagMu.Lock()
 				lag.Merge(myLag)
 				lagMu.Unlock()
 			}()
 			for t := range ch {
-				idle.Add(-1)
-				start := time.Now()
-				late := start.Sub(t0) - t.due
 				measured := t.due >= warm
-				r := warmRec
+				if ctx.Err() != nil {
+					if measured {
+						myDropped++ // stopped: what is still queued is not started
+					}
+					continue
+				}
+				idle.Add(-1)
+				start := clk.Now()
+				late := start.Sub(t0) - t.due
+				into := warmRec
 				if measured {
 					if rec == nil {
 						rec = cfg.NewRecorder()
 					}
-					r = rec
+					into = rec
 					myLag.RecordValue(max(int64(late), 1)) //nolint:errcheck
 				}
 				op := cfg.Choose(t.seq)
 				retries, err := ex.Do(ctx, op)
-				end := time.Now()
-				interrupted := err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
-				if !interrupted && record(&cfg, r, op, retries, err, st) {
-					r.ObserveScheduled(op, end.Sub(start), end.Sub(t0)-t.due, late > cfg.LateAfter)
+				end := clk.Now()
+				switch {
+				case ctx.Err() != nil:
 					if measured {
-						cfg.Done.Add(1)
+						r.interrupted.Add(1) // ended after the cancel: not counted
+					}
+				case record(&cfg, into, op, retries, err, &r.st):
+					into.ObserveScheduled(op, end.Sub(start), end.Sub(t0)-t.due, late > cfg.LateAfter)
+					if measured {
+						done.add(end)
 					}
 				}
 				idle.Add(1)
@@ -328,14 +530,12 @@ func runOpen(ctx context.Context, cfg Config) (Stats, error) {
 		}()
 	}
 	spawn()
-	t0 = time.Now()
+	t0 = clk.Now()
 	if warm <= 0 {
-		ph.begin(t0)
+		r.ph.begin(t0)
 	}
 	var issued int64
 	var prev time.Duration
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
 	end := warm + cfg.Duration
 dispatch:
 	for seq := int64(0); ; seq++ {
@@ -347,33 +547,28 @@ dispatch:
 		if cfg.Count > 0 && due >= warm && issued >= cfg.Count {
 			break
 		}
-	wait:
 		for {
-			a, d, _ := Wait(time.Since(t0), due)
+			now := clk.Now().Sub(t0)
+			a, d, _ := Wait(now, due)
 			switch a {
 			case Issue:
-				break wait
 			case Spin:
-				runtime.Gosched()
+				clk.Spin(due - now)
 			case Sleep:
-				ts := syscall.NsecToTimespec(int64(d))
-				syscall.Nanosleep(&ts, nil) //nolint:errcheck // re-checked
+				clk.Sleep(d)
 			case Park:
-				timer.Reset(d)
-				select {
-				case <-timer.C:
-				case <-ctx.Done():
-					timer.Stop()
-					break dispatch
-				}
+				clk.Park(d, ctx.Done())
 			}
 			if ctx.Err() != nil {
 				break dispatch
 			}
+			if a == Issue {
+				break
+			}
 		}
 		if due >= warm {
-			if !ph.measured.Load() {
-				ph.begin(t0.Add(warm))
+			if !r.ph.measured.Load() {
+				r.ph.begin(t0.Add(warm))
 			}
 			issued++
 		}
@@ -388,12 +583,13 @@ dispatch:
 	}
 	close(ch)
 	wg.Wait()
-	stopAt := time.Now()
-	if st.err != nil {
-		return Stats{}, st.err
+	if r.st.err != nil {
+		return Stats{}, r.st.err
 	}
-	if !ph.measured.Load() {
-		ph.begin(stopAt)
+	stopAt := r.end(clk.Now())
+	if !r.ph.measured.Load() {
+		r.ph.begin(stopAt)
 	}
-	return Stats{Start: ph.start, End: stopAt, Issued: issued, Executors: spawned, Lag: lag}, ctx.Err()
+	return Stats{Start: r.ph.start, End: stopAt, Issued: issued - dropped.Load(), Executors: spawned,
+		Interrupted: r.interrupted.Load(), Lag: lag}, ctx.Err()
 }

@@ -3,10 +3,12 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"litebench/internal/metrics"
@@ -97,24 +99,60 @@ func TestParseArrivals(t *testing.T) {
 	}
 }
 
-// fake is an executor whose operations take a fixed time, optionally
-// stalling once, or failing with a given error.
+// virtual is the clock of tests run in a synctest bubble, where time.Now,
+// time.Sleep and timers read the bubble's virtual time. Time moves only
+// when every goroutine of the test waits, so the dispatcher issues each
+// operation exactly on schedule, a fake operation takes exactly its
+// duration, and a run's figures are fixed.
+type virtual struct{}
+
+func (virtual) Now() time.Time        { return time.Now() }
+func (virtual) Sleep(d time.Duration) { time.Sleep(d) }
+func (virtual) Spin(rem time.Duration) {
+	time.Sleep(rem) // spinning would never let virtual time move
+}
+
+func (virtual) Park(d time.Duration, done <-chan struct{}) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// fake is an executor whose operations take a fixed time, one of them
+// longer, or fail with a given error.
 type fake struct {
 	d       time.Duration
-	stall   *atomic.Int64 // the operation number that stalls
+	stallAt int64 // the operation (counting from 1) that takes stallD more
 	stallD  time.Duration
 	n       *atomic.Int64
 	failEvr int
 	err     error
+	// honour ends an operation early when its ctx is cancelled, as
+	// statements that can be interrupted do.
+	honour bool
 }
 
 func (f *fake) Do(ctx context.Context, op int) (int, error) {
 	k := f.n.Add(1)
-	if f.stall != nil && k == f.stall.Load() {
-		time.Sleep(f.stallD)
+	d := f.d
+	if k == f.stallAt {
+		d += f.stallD
 	}
-	if f.d > 0 {
-		time.Sleep(f.d)
+	if d > 0 && f.honour {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		}
+	} else if d > 0 {
+		time.Sleep(d)
 	}
 	if f.failEvr > 0 && k%int64(f.failEvr) == 0 {
 		return 2, f.err
@@ -137,25 +175,57 @@ func (r *recs) new(ops metrics.Ops) func() *metrics.Recorder {
 	}
 }
 
+// count returns the operations recorded in the measured part.
+func (r *recs) count(ops metrics.Ops) (n int64) {
+	for _, o := range metrics.Merge(ops, r.rs) {
+		n += o.Count
+	}
+	return n
+}
+
+// runVirtual runs cfg in virtual time (inside a synctest bubble) and
+// returns the stats, the error and the virtual time Run took. setup, if
+// set, runs in the bubble before the run (to schedule a cancel, say).
+func runVirtual(t *testing.T, cfg Config, setup func(cancel context.CancelFunc)) (st Stats, err error, took time.Duration) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if setup != nil {
+			setup(cancel)
+		}
+		cfg.Clock = virtual{}
+		begin := time.Now()
+		st, err = Run(ctx, cfg)
+		took = time.Since(begin)
+		// Times are returned relative to the start of the run.
+		st.Start, st.End = time.Unix(0, 0).Add(st.Start.Sub(begin)), time.Unix(0, 0).Add(st.End.Sub(begin))
+	})
+	return st, err, took
+}
+
+// at is an offset from the start of a run as runVirtual returns times.
+func at(d time.Duration) time.Time { return time.Unix(0, 0).Add(d) }
+
 func TestClosedLoopCountAndErrors(t *testing.T) {
 	ops := metrics.Ops{"read", "write"}
 	var n atomic.Int64
 	var rs recs
 	var done atomic.Int64
 	busy := errors.New("database is locked")
-	stats, err := Run(context.Background(), Config{
+	stats, err, _ := runVirtual(t, Config{
 		Ops: ops, Roles: []int{0, 0, 1}, Count: 3000,
 		NewExecutor: func(int) (Executor, error) {
 			return &fake{n: &n, d: 20 * time.Microsecond, failEvr: 10, err: busy}, nil
 		},
 		Classify:    func(error) string { return "busy" },
 		NewRecorder: rs.new(ops), Done: &done,
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Issued != 3000 {
-		t.Errorf("issued %d, want 3000", stats.Issued)
+	if stats.Issued != 3000 || n.Load() != 3000 {
+		t.Errorf("issued %d, ran %d, want 3000", stats.Issued, n.Load())
 	}
 	m := metrics.Merge(ops, rs.rs)
 	var okN, errN, retries int64
@@ -178,28 +248,71 @@ func TestClosedLoopCountAndErrors(t *testing.T) {
 	}
 }
 
+// Workers claim a counted run's operations in blocks: whatever the
+// number of workers and their speeds, exactly Count operations run, and
+// a slow worker is not left finishing a long block alone.
+func TestClosedLoopCountExact(t *testing.T) {
+	cases := []struct {
+		name    string
+		count   int64
+		speeds  []time.Duration // one worker each
+		maxTook time.Duration
+	}{
+		{"one worker", 3000, []time.Duration{time.Microsecond}, 3 * time.Millisecond},
+		{"fewer ops than workers", 5, []time.Duration{1, 1, 1, 1, 1, 1, 1, 1}, time.Microsecond},
+		{"fast workers", 100_003, []time.Duration{time.Microsecond, 2 * time.Microsecond, 3 * time.Microsecond}, 60 * time.Millisecond},
+		// The fast workers run ~3000 operations in 1 ms; the slow one
+		// holds one operation at a time, so it ends within 1 ms of them.
+		{"one slow worker", 3000, []time.Duration{time.Millisecond, time.Microsecond, time.Microsecond, time.Microsecond}, 2 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ops := metrics.Ops{"op"}
+			var n, done atomic.Int64
+			var rs recs
+			roles := make([]int, len(c.speeds))
+			st, err, took := runVirtual(t, Config{
+				Ops: ops, Roles: roles, Count: c.count, Done: &done,
+				NewExecutor: func(w int) (Executor, error) { return &fake{n: &n, d: c.speeds[w]}, nil },
+				NewRecorder: rs.new(ops),
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.Load() != c.count || st.Issued != c.count || rs.count(ops) != c.count || done.Load() != c.count {
+				t.Errorf("ran %d, issued %d, recorded %d, done %d, want %d", n.Load(), st.Issued, rs.count(ops), done.Load(), c.count)
+			}
+			if took > c.maxTook {
+				t.Errorf("the run took %v, want at most %v", took, c.maxTook)
+			}
+		})
+	}
+}
+
+// Two workers whose operations take 1 ms, 100 ms of warm-up then 100 ms
+// measured: the window starts when the warm-up ends and closes at its
+// deadline, and exactly the 200 operations run inside it are counted.
 func TestClosedLoopWarmupExcluded(t *testing.T) {
 	ops := metrics.Ops{"op"}
-	var n atomic.Int64
+	var n, done atomic.Int64
 	var rs recs
 	var started time.Time
-	stats, err := Run(context.Background(), Config{
+	stats, err, _ := runVirtual(t, Config{
 		Ops: ops, Roles: []int{0, 0}, Duration: 100 * time.Millisecond, Warmup: 100 * time.Millisecond,
 		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: time.Millisecond}, nil },
-		NewRecorder: rs.new(ops), OnMeasure: func(t time.Time) { started = t },
-	})
+		NewRecorder: rs.new(ops), OnMeasure: func(t time.Time) { started = t }, Done: &done,
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	counted := metrics.Merge(ops, rs.rs)[0].Count
-	if total := n.Load(); counted >= total*3/4 {
-		t.Errorf("counted %d of %d operations: warm-up was recorded", counted, total)
+	if c := rs.count(ops); c != 200 || n.Load() != 400 || stats.Issued != 200 || done.Load() != 200 {
+		t.Errorf("counted %d (done %d, issued %d) of %d operations, want 200 of 400", c, done.Load(), stats.Issued, n.Load())
 	}
-	if started.IsZero() || !stats.Start.Equal(started) {
-		t.Errorf("OnMeasure %v, stats start %v", started, stats.Start)
+	if stats.Start != at(100*time.Millisecond) || stats.End != at(200*time.Millisecond) {
+		t.Errorf("measured %v to %v, want 100ms to 200ms", stats.Start, stats.End)
 	}
-	if el := stats.End.Sub(stats.Start); el < 100*time.Millisecond || el > 400*time.Millisecond {
-		t.Errorf("measured %v, want about 100ms", el)
+	if started.IsZero() {
+		t.Error("OnMeasure was not called")
 	}
 }
 
@@ -208,80 +321,110 @@ func TestFatalStops(t *testing.T) {
 	var n atomic.Int64
 	var rs recs
 	boom := errors.New("no such table")
-	_, err := Run(context.Background(), Config{
+	_, err, _ := runVirtual(t, Config{
 		Ops: ops, Roles: []int{0, 0}, Duration: 10 * time.Second,
-		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, failEvr: 5, err: Fatal(boom)}, nil },
+		NewExecutor: func(int) (Executor, error) {
+			return &fake{n: &n, d: time.Millisecond, failEvr: 5, err: Fatal(boom)}, nil
+		},
 		NewRecorder: rs.new(ops),
-	})
+	}, nil)
 	if !errors.Is(err, boom) {
 		t.Errorf("got %v, want the fatal error", err)
 	}
 }
 
+// Poisson arrivals at 2000/s for 0.5 s: the engine issues exactly the
+// operations its schedule puts inside the window, each on time.
 func TestOpenLoopRate(t *testing.T) {
 	ops := metrics.Ops{"read", "write"}
-	var n atomic.Int64
+	choose := func(seq uint64) int { return int(seq % 10 / 9) } // 10% writes
+	const rate, seed = 2000, 1
+	var want, wantW int64
+	var prev time.Duration
+	for seq := int64(0); ; seq++ {
+		due := Schedule(Poisson, rate, seq, prev, uniform01(splitmix64(seed^uint64(seq))))
+		if due >= 500*time.Millisecond {
+			break
+		}
+		prev = due
+		want++
+		wantW += int64(choose(uint64(seq)))
+	}
+	if want < 900 || want > 1100 {
+		t.Fatalf("the schedule has %d operations in 0.5 s at 2000/s", want)
+	}
+	var n, done atomic.Int64
 	var rs recs
-	stats, err := Run(context.Background(), Config{
-		Ops: ops, Rate: 2000, Arrivals: Poisson, MaxInflight: 8, Duration: 500 * time.Millisecond, Seed: 1,
-		Choose:      func(seq uint64) int { return int(seq % 10 / 9) }, // 10% writes
+	stats, err, _ := runVirtual(t, Config{
+		Ops: ops, Rate: rate, Arrivals: Poisson, MaxInflight: 8, Duration: 500 * time.Millisecond, Seed: seed,
+		Choose:      choose,
 		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 100 * time.Microsecond}, nil },
-		NewRecorder: rs.new(ops),
-	})
+		NewRecorder: rs.new(ops), Done: &done,
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := metrics.Merge(ops, rs.rs)
-	total := m[0].Count + m[1].Count
-	// Poisson arrivals over 0.5 s at 2000/s: 1000 expected, sd ~32.
-	if total < 850 || total > 1150 {
-		t.Errorf("%d operations, want about 1000", total)
-	}
-	if w := float64(m[1].Count) / float64(total); w < 0.07 || w > 0.13 {
-		t.Errorf("write share %.3f, want 0.10", w)
+	if total := m[0].Count + m[1].Count; total != want || m[1].Count != wantW || stats.Issued != want || done.Load() != want {
+		t.Errorf("%d operations (%d writes, %d issued, %d done), want %d (%d writes)", total, m[1].Count, stats.Issued, done.Load(), want, wantW)
 	}
 	if m[0].Response == nil {
 		t.Fatal("open loop recorded no response times")
 	}
-	if stats.Lag == nil || stats.Lag.TotalCount() != total {
-		t.Errorf("lag samples %v, want %d", stats.Lag.TotalCount(), total)
+	if stats.Lag == nil || stats.Lag.TotalCount() != want || stats.Lag.Max() > 1 {
+		t.Errorf("lag: %d samples, max %dns; want %d, all on time", stats.Lag.TotalCount(), stats.Lag.Max(), want)
+	}
+	// On time and never queued: response time is the service time.
+	for _, o := range m {
+		r, us100 := o.Response, int64(100*time.Microsecond)
+		if !r.ValuesAreEquivalent(r.Min(), us100) || !r.ValuesAreEquivalent(r.Max(), us100) || o.Late != 0 {
+			t.Errorf("%s: response %d..%dns, late %d; want 100µs each", o.Name, r.Min(), r.Max(), o.Late)
+		}
+	}
+	if stats.End != at(500*time.Millisecond) && stats.End.Before(at(prev)) {
+		t.Errorf("the run ended at %v, before its last operation was due (%v)", stats.End, prev)
 	}
 }
 
-// A target that stalls for 500 ms once, driven at a fixed rate: the stall
-// must show in the response-time tail (every operation scheduled during the
-// stall waited) and not in the service times of the other operations.
+// A target that stalls for 500 ms once, driven at 1000/s by one executor:
+// the stall shows in the response times of every operation scheduled
+// during it, and in the service time of the stalled one only.
 func TestCoordinatedOmission(t *testing.T) {
 	ops := metrics.Ops{"op"}
 	var n atomic.Int64
-	stall := new(atomic.Int64)
-	stall.Store(200)
 	var rs recs
-	_, err := Run(context.Background(), Config{
+	_, err, _ := runVirtual(t, Config{
 		Ops: ops, Rate: 1000, MaxInflight: 1, Duration: 2 * time.Second,
 		Choose: func(uint64) int { return 0 },
 		NewExecutor: func(int) (Executor, error) {
-			return &fake{n: &n, stall: stall, stallD: 500 * time.Millisecond}, nil
+			return &fake{n: &n, stallAt: 200, stallD: 500 * time.Millisecond}, nil
 		},
 		NewRecorder: rs.new(ops),
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := metrics.Merge(ops, rs.rs)[0]
+	if m.Count != 2000 {
+		t.Errorf("%d operations, want 2000", m.Count)
+	}
+	// Operation 200, due at 199 ms, ends at 699 ms; those due from 200 to
+	// 698 ms wait for it, 699-due ms; late means more than 1 ms.
+	if m.Late != 498 {
+		t.Errorf("late = %d, want the 498 operations due 200-697 ms", m.Late)
+	}
 	resp := metrics.Summarise(m.Response)
 	svc := metrics.Summarise(m.Service)
-	if resp.P["p999"] < 200_000 {
-		t.Errorf("response p99.9 = %.0fµs: the 500ms stall is hidden", resp.P["p999"])
+	if resp.Max < 499_500 || resp.Max > 500_500 {
+		t.Errorf("response max = %.0fµs, want 500ms", resp.Max)
 	}
-	if resp.P["p90"] < 50_000 {
-		t.Errorf("response p90 = %.0fµs: ~25%% of operations were scheduled during the stall", resp.P["p90"])
+	// 200 operations (10%) waited more than 300 ms: the stalled one and
+	// those due from 200 to 398 ms.
+	if resp.P["p90"] < 299_000 || resp.P["p90"] > 301_000 {
+		t.Errorf("response p90 = %.0fµs, want 300ms", resp.P["p90"])
 	}
-	if svc.P["p999"] > 100_000 {
-		t.Errorf("service p99.9 = %.0fµs: one stalled operation should not reach it", svc.P["p999"])
-	}
-	if m.Late < 400 {
-		t.Errorf("late = %d, want the ~500 operations scheduled during the stall", m.Late)
+	if svc.Max < 499_500 || svc.P["p999"] > 0.001 {
+		t.Errorf("service max %.0fµs, p99.9 %.3fµs: only the stalled operation is slow", svc.Max, svc.P["p999"])
 	}
 }
 
@@ -289,37 +432,149 @@ func TestOpenLoopCount(t *testing.T) {
 	ops := metrics.Ops{"op"}
 	var n atomic.Int64
 	var rs recs
-	stats, err := Run(context.Background(), Config{
+	stats, err, _ := runVirtual(t, Config{
 		Ops: ops, Rate: 5000, MaxInflight: 4, Count: 500, Warmup: 20 * time.Millisecond,
 		Choose:      func(uint64) int { return 0 },
-		NewExecutor: func(int) (Executor, error) { return &fake{n: &n}, nil },
+		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 50 * time.Microsecond}, nil },
 		NewRecorder: rs.new(ops),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rs.count(ops); c != 500 || stats.Issued != 500 {
+		t.Errorf("counted %d, issued %d, want 500", c, stats.Issued)
+	}
+	// 100 operations are due in the 20 ms of warm-up.
+	if n.Load() != 600 {
+		t.Errorf("ran %d operations, want 100 of warm-up and 500", n.Load())
+	}
+	if stats.Start != at(20*time.Millisecond) {
+		t.Errorf("measured from %v, want 20ms", stats.Start)
+	}
+}
+
+// Ctrl-C during an open-loop run that has fallen behind: operations take
+// 10 ms, two executors, 1000/s due, so tickets queue. At the cancel
+// (105.5 ms) the queued tickets are dropped, the two operations in flight
+// (started at 100 and 101 ms) end or are interrupted, and only the 20
+// operations that ended before the cancel are counted.
+func TestOpenLoopInterrupt(t *testing.T) {
+	for _, honour := range []bool{false, true} {
+		t.Run(fmt.Sprintf("interruptible=%v", honour), func(t *testing.T) {
+			ops := metrics.Ops{"op"}
+			var n, done atomic.Int64
+			var rs recs
+			cancelAt := 105*time.Millisecond + 500*time.Microsecond
+			st, err, took := runVirtual(t, Config{
+				Ops: ops, Rate: 1000, MaxInflight: 2, Duration: time.Hour, Done: &done,
+				Choose:      func(uint64) int { return 0 },
+				NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 10 * time.Millisecond, honour: honour}, nil },
+				NewRecorder: rs.new(ops),
+			}, func(cancel context.CancelFunc) { time.AfterFunc(cancelAt, cancel) })
+			// Without interruption the last operation in flight ends at
+			// 111 ms; with it, Run returns once the dispatcher wakes from
+			// its thread sleep (the one wait it does not cut short).
+			maxTook := 111 * time.Millisecond
+			if honour {
+				maxTook = cancelAt + maxSleep
+			}
+			checkInterrupted(t, ops, &rs, st, err, took, cancelAt, maxTook, 20)
+			if n.Load() != 22 || st.Issued != 22 || st.Lag.TotalCount() != 22 {
+				t.Errorf("started %d operations (issued %d, lag samples %d), want 22: queued ones ran after the cancel",
+					n.Load(), st.Issued, st.Lag.TotalCount())
+			}
+			if done.Load() != 20 {
+				t.Errorf("done %d, want 20", done.Load())
+			}
+		})
+	}
+}
+
+// Ctrl-C during a closed-loop run: two workers whose operations take
+// 10 ms, cancelled at 55 ms: five operations each are counted, the two in
+// flight are not, and no worker starts another.
+func TestClosedLoopInterrupt(t *testing.T) {
+	for _, honour := range []bool{false, true} {
+		for _, count := range []int64{0, 1000} {
+			t.Run(fmt.Sprintf("interruptible=%v,count=%d", honour, count), func(t *testing.T) {
+				ops := metrics.Ops{"op"}
+				var n, done atomic.Int64
+				var rs recs
+				cancelAt := 55 * time.Millisecond
+				cfg := Config{
+					Ops: ops, Roles: []int{0, 0}, Count: count, Done: &done,
+					NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 10 * time.Millisecond, honour: honour}, nil },
+					NewRecorder: rs.new(ops),
+				}
+				if count == 0 {
+					cfg.Duration = time.Hour
+				}
+				st, err, took := runVirtual(t, cfg, func(cancel context.CancelFunc) { time.AfterFunc(cancelAt, cancel) })
+				maxTook := 60 * time.Millisecond // the operations in flight end
+				if honour {
+					maxTook = cancelAt
+				}
+				checkInterrupted(t, ops, &rs, st, err, took, cancelAt, maxTook, 10)
+				if n.Load() != 12 || st.Issued != 12 || done.Load() != 10 {
+					t.Errorf("started %d operations (issued %d, done %d), want 12 (10 done)", n.Load(), st.Issued, done.Load())
+				}
+			})
+		}
+	}
+}
+
+// maxSleep is the longest thread sleep of Wait.
+const maxSleep = TimerGuard + time.Millisecond
+
+// checkInterrupted checks a run cancelled at cancelAt, with two
+// operations in flight: it returned by maxTook, its window ends at the
+// cancel, and only the count operations that ended before are counted.
+func checkInterrupted(t *testing.T, ops metrics.Ops, rs *recs, st Stats, err error, took, cancelAt, maxTook time.Duration, count int64) {
+	t.Helper()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want the context's error", err)
+	}
+	if took > maxTook || took > time.Second {
+		t.Errorf("Run returned %v after the start, want by %v (cancelled at %v)", took, maxTook, cancelAt)
+	}
+	if st.End != at(cancelAt) {
+		t.Errorf("the measured part ends at %v, want the cancel at %v", st.End, cancelAt)
+	}
+	m := metrics.Merge(ops, rs.rs)[0]
+	if m.Count != count || m.Service.TotalCount() != count || len(m.Errors) != 0 || m.Overrun != 0 {
+		t.Errorf("counted %d operations (%d latencies, errors %v, overruns %d), want the %d that ended before the cancel",
+			m.Count, m.Service.TotalCount(), m.Errors, m.Overrun, count)
+	}
+	if st.Interrupted != 2 {
+		t.Errorf("interrupted %d, want the 2 in flight", st.Interrupted)
+	}
+}
+
+// The one test on the wall clock: the real dispatcher (timers, thread
+// sleeps, spinning) drives an open-loop run, and the counts agree with
+// each other. It asserts no timing.
+func TestWallClockSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("wall clock")
+	}
+	ops := metrics.Ops{"read", "write"}
+	var n, done atomic.Int64
+	var rs recs
+	st, err := Run(context.Background(), Config{
+		Ops: ops, Rate: 2000, Arrivals: Poisson, MaxInflight: 8, Duration: 300 * time.Millisecond, Seed: 1,
+		Choose:      func(seq uint64) int { return int(seq % 10 / 9) },
+		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 100 * time.Microsecond}, nil },
+		NewRecorder: rs.new(ops), Done: &done,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := metrics.Merge(ops, rs.rs)[0].Count; c != 500 || stats.Issued != 500 {
-		t.Errorf("counted %d, issued %d, want 500", c, stats.Issued)
+	c := rs.count(ops)
+	if c == 0 || c != st.Issued || c != n.Load() || c != done.Load() || st.Lag.TotalCount() != c || st.Interrupted != 0 {
+		t.Errorf("counted %d, issued %d, ran %d, done %d, lag samples %d, interrupted %d", c, st.Issued, n.Load(), done.Load(), st.Lag.TotalCount(), st.Interrupted)
 	}
-	if n.Load() <= 500 {
-		t.Errorf("ran %d operations; warm-up ran none", n.Load())
-	}
-}
-
-func TestInterrupt(t *testing.T) {
-	ops := metrics.Ops{"op"}
-	var n atomic.Int64
-	var rs recs
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, err := Run(ctx, Config{
-		Ops: ops, Rate: 1000, MaxInflight: 2, Duration: time.Hour,
-		Choose:      func(uint64) int { return 0 },
-		NewExecutor: func(int) (Executor, error) { return &fake{n: &n}, nil },
-		NewRecorder: rs.new(ops),
-	})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("got %v, want the context's error", err)
+	if !st.End.After(st.Start) {
+		t.Errorf("window %v to %v", st.Start, st.End)
 	}
 }
 

@@ -2,15 +2,22 @@
 //
 // Each worker owns a Recorder: recording touches only that worker's memory,
 // takes no lock and allocates nothing after the first value of each kind.
-// Recorders are merged into a Summary when the run ends.
+// A live recorder (one that feeds the time series) also records into an
+// interval buffer that the sampler swaps for a spare one: the worker
+// announces each observation on two atomic counters it shares only with
+// the sampler, and never waits; the sampler waits for an observation in
+// progress to end before it reads the buffer it swapped out. Recorders are
+// merged into one Op per kind when the run ends.
 package metrics
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -56,33 +63,94 @@ type opRec struct {
 	overrun  int64 // operations that ended after the measured window
 }
 
-// Recorder collects one worker's observations. It is not safe for
-// concurrent use: give every worker its own.
+// Recorder collects one worker's observations. Recording is not safe for
+// concurrent use: give every worker its own. TakeInterval may read a live
+// recorder while its worker records.
 type Recorder struct {
 	ops  Ops
 	recs []opRec
-	// Live recorders also keep per-interval figures for time series; a
-	// sampler reads them under mu, which only this recorder's worker and
-	// the sampler ever take (never another worker).
-	mu sync.Mutex
-	iv []interval
+	// lv is set on live recorders, which also keep per-interval figures
+	// for the time series.
+	lv *live
 }
 
-// interval is what a live recorder saw since the last sample.
+// interval is what a live recorder saw of one op kind since the last
+// sample.
 type interval struct {
 	count int64
 	errs  int64
 	hist  *hdr.Histogram
 }
 
+// live holds a live recorder's two interval buffers: the worker records
+// into active, the sampler owns spare. TakeInterval swaps them, waits on
+// the phaser until the worker has left any observation that may still
+// use the buffer swapped out, and reads it (HdrHistogram's Recorder).
+type live struct {
+	_      [64]byte // keep the worker's counters off its neighbours' lines
+	ph     phaser
+	active atomic.Pointer[[]interval]
+	readMu sync.Mutex // the sampler's side: one swap at a time
+	spare  *[]interval
+	_      [64]byte
+}
+
+// phaser is HdrHistogram's WriterReaderPhaser: writers bracket each
+// record with enter and exit, which never wait; flip, called by the
+// reader after it swapped the buffer writers load, returns once every
+// writer that entered before it has exited, so the buffer swapped out is
+// no longer written. The sign of start says the phase; exits are counted
+// per phase.
+type phaser struct {
+	start, evenEnd, oddEnd atomic.Int64
+}
+
+func (p *phaser) init() { p.oddEnd.Store(math.MinInt64) }
+
+// enter starts a writer's critical section; pass its result to exit.
+func (p *phaser) enter() int64 { return p.start.Add(1) - 1 }
+
+func (p *phaser) exit(at int64) {
+	if at < 0 {
+		p.oddEnd.Add(1)
+	} else {
+		p.evenEnd.Add(1)
+	}
+}
+
+// flip starts the next phase and waits for the writers of the last one.
+// Only one reader may flip at a time.
+func (p *phaser) flip() {
+	nextEven := p.start.Load() < 0
+	var first int64
+	end := &p.evenEnd
+	if !nextEven {
+		first = math.MinInt64
+		end = &p.oddEnd
+	}
+	end.Store(first)
+	last := p.start.Swap(first)
+	ended := &p.oddEnd
+	if !nextEven {
+		ended = &p.evenEnd
+	}
+	for ended.Load() != last {
+		runtime.Gosched() // a writer is inside one observation: nanoseconds
+	}
+}
+
 // NewIntervalHistogram is the coarser histogram of one time-series sample:
 // 2 significant figures keep it small enough to swap every second.
 func NewIntervalHistogram() *hdr.Histogram { return hdr.New(lowest, highest, 2) }
 
-// Live makes r keep per-interval figures for Sample. Call it before the
-// recorder is used.
+// Live makes r keep per-interval figures for TakeInterval. Call it before
+// the recorder is used.
 func (r *Recorder) Live() {
-	r.iv = make([]interval, len(r.ops))
+	a, b := make([]interval, len(r.ops)), make([]interval, len(r.ops))
+	lv := &live{spare: &b}
+	lv.ph.init()
+	lv.active.Store(&a)
+	r.lv = lv
 }
 
 // NewRecorder returns a recorder for ops.
@@ -114,34 +182,32 @@ func (r *Recorder) Observe(op int, d time.Duration) { r.ObserveN(op, 1, d) }
 // ObserveN records n operations (e.g. rows of a multi-row statement) that
 // together took d, as one latency sample and n in the count.
 func (r *Recorder) ObserveN(op int, n int64, d time.Duration) {
-	if r.iv != nil {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.live(op, n, d)
+	if r.lv != nil {
+		r.lv.observe(op, n, d)
 	}
 	o := r.rec(op)
 	o.count += n
 	o.service.RecordValue(clamp(d)) //nolint:errcheck // clamped into range
 }
 
-// live adds to the current interval; the interval's latency is the one
+// observe adds to the current interval; the interval's latency is the one
 // users feel: response time in open loop, service time otherwise.
-func (r *Recorder) live(op int, n int64, d time.Duration) {
-	iv := &r.iv[op]
+func (l *live) observe(op int, n int64, d time.Duration) {
+	at := l.ph.enter()
+	iv := &(*l.active.Load())[op]
 	if iv.hist == nil {
-		iv.hist = NewIntervalHistogram()
+		iv.hist = NewIntervalHistogram() // once per kind and buffer
 	}
 	iv.count += n
 	iv.hist.RecordValue(clamp(d)) //nolint:errcheck
+	l.ph.exit(at)
 }
 
 // ObserveScheduled records an open-loop operation: service time from the
 // actual start, response time from the scheduled start.
 func (r *Recorder) ObserveScheduled(op int, service, response time.Duration, late bool) {
-	if r.iv != nil {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.live(op, 1, response)
+	if r.lv != nil {
+		r.lv.observe(op, 1, response)
 	}
 	o := r.rec(op)
 	o.count++
@@ -167,10 +233,10 @@ func (r *Recorder) ObserveOverrun(op int, d time.Duration) {
 
 // Error counts a failed operation of kind op.
 func (r *Recorder) Error(op int, kind string) {
-	if r.iv != nil {
-		r.mu.Lock()
-		r.iv[op].errs++
-		r.mu.Unlock()
+	if l := r.lv; l != nil {
+		at := l.ph.enter()
+		(*l.active.Load())[op].errs++
+		l.ph.exit(at)
 	}
 	r.recs[op].errs[ErrKind(kind)]++
 }
@@ -189,30 +255,37 @@ type Sample struct {
 
 // TakeInterval merges what the live recorders saw since the previous call
 // into one Sample per op kind and starts new intervals. Recorders that are
-// not live are skipped.
+// not live are skipped. It may run while the recorders' workers record.
 func TakeInterval(ops Ops, recs []*Recorder) []Sample {
 	out := make([]Sample, len(ops))
 	for i := range out {
 		out[i].Hist = NewIntervalHistogram()
 	}
 	for _, r := range recs {
-		if r.iv == nil {
-			continue
+		if r.lv != nil {
+			r.lv.take(out)
 		}
-		r.mu.Lock()
-		for i := range r.iv {
-			iv := &r.iv[i]
-			out[i].Count += iv.count
-			out[i].Errors += iv.errs
-			if iv.hist != nil && iv.hist.TotalCount() > 0 {
-				out[i].Hist.Merge(iv.hist)
-				iv.hist.Reset()
-			}
-			iv.count, iv.errs = 0, 0
-		}
-		r.mu.Unlock()
 	}
 	return out
+}
+
+// take swaps l's buffers and adds the one swapped out to out.
+func (l *live) take(out []Sample) {
+	l.readMu.Lock()
+	defer l.readMu.Unlock()
+	old := l.active.Swap(l.spare)
+	l.ph.flip()
+	for i := range *old {
+		iv := &(*old)[i]
+		out[i].Count += iv.count
+		out[i].Errors += iv.errs
+		if iv.hist != nil && iv.hist.TotalCount() > 0 {
+			out[i].Hist.Merge(iv.hist)
+			iv.hist.Reset()
+		}
+		iv.count, iv.errs = 0, 0
+	}
+	l.spare = old
 }
 
 // Count returns how many successful operations of kind op were recorded.

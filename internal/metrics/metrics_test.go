@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -84,7 +86,8 @@ func BenchmarkObserve(b *testing.B) {
 }
 
 // Recording into a live recorder (time series on) from several workers at
-// once: each worker owns its recorder, so nothing is shared or allocated.
+// once: each worker owns its recorder and shares only its phaser's
+// counters with the sampler, so no lock is taken and nothing is allocated.
 func BenchmarkObserveScheduledLiveParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -99,9 +102,134 @@ func BenchmarkObserveScheduledLiveParallel(b *testing.B) {
 	})
 }
 
-func TestErrorKindsFit(t *testing.T) {
-	var o opRec
-	if len(ErrorKinds) != len(o.errs) {
-		t.Fatalf("ErrorKinds has %d kinds, a recorder counts %d", len(ErrorKinds), len(o.errs))
+// Workers record into their live recorders while a sampler takes
+// intervals as fast as it can: every observation and error lands in
+// exactly one interval, and the intervals' histograms hold every latency.
+// (Run with -race: a sampler reading a buffer a worker still writes is a
+// data race.)
+func TestTakeIntervalWhileRecording(t *testing.T) {
+	ops := Ops{"read", "write"}
+	const workers, perWorker = 4, 20000
+	recs := make([]*Recorder, workers)
+	for w := range recs {
+		recs[w] = NewRecorder(ops)
+		recs[w].Live()
+	}
+	var wg sync.WaitGroup
+	for w, r := range recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				switch {
+				case i%10 == 9:
+					r.Error(1, "busy")
+				case i%2 == 0:
+					r.Observe(0, time.Duration(i+1)*time.Microsecond)
+				default:
+					r.ObserveScheduled(1, time.Microsecond, time.Duration(w+1)*time.Millisecond, false)
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	var got [2]Sample
+	got[0].Hist, got[1].Hist = NewIntervalHistogram(), NewIntervalHistogram()
+	add := func(iv []Sample) {
+		for i, s := range iv {
+			got[i].Count += s.Count
+			got[i].Errors += s.Errors
+			got[i].Hist.Merge(s.Hist)
+		}
+	}
+	takes := 0
+	for running := true; running; takes++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		add(TakeInterval(ops, recs))
+	}
+	// What the intervals should hold between them: every latency once.
+	var want [2]Sample
+	want[0].Hist, want[1].Hist = NewIntervalHistogram(), NewIntervalHistogram()
+	for w := range workers {
+		for i := range perWorker {
+			switch {
+			case i%10 == 9:
+				want[1].Errors++
+			case i%2 == 0:
+				want[0].Count++
+				want[0].Hist.RecordValue(int64(i+1) * int64(time.Microsecond))
+			default:
+				want[1].Count++
+				want[1].Hist.RecordValue(int64(w+1) * int64(time.Millisecond))
+			}
+		}
+	}
+	m := Merge(ops, recs)
+	for i := range ops {
+		if got[i].Count != want[i].Count || got[i].Errors != want[i].Errors || m[i].Count != want[i].Count {
+			t.Errorf("%s: intervals counted %d ops and %d errors, the recorders %d ops, want %d and %d (%d takes)",
+				ops[i], got[i].Count, got[i].Errors, m[i].Count, want[i].Count, want[i].Errors, takes)
+		}
+		if !got[i].Hist.Equals(want[i].Hist) {
+			t.Errorf("%s: the intervals' latencies differ from those recorded (%d of %d)",
+				ops[i], got[i].Hist.TotalCount(), want[i].Hist.TotalCount())
+		}
+	}
+	if takes < 3 {
+		t.Logf("only %d takes overlapped the workers", takes)
+	}
+}
+
+// The phaser's promise, with several writers on one phaser: once flip
+// returns, no writer still adds to the buffer swapped out, so a reader
+// that empties it after the flip loses nothing and counts nothing twice.
+func TestPhaserFlipWaitsForWriters(t *testing.T) {
+	type buf struct{ n atomic.Int64 }
+	var ph phaser
+	ph.init()
+	var active atomic.Pointer[buf]
+	active.Store(new(buf))
+	spare := new(buf)
+	const writers, each = 4, 50000
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				at := ph.enter()
+				b := active.Load()
+				b.n.Add(1)
+				runtime.Gosched() // widen the window a late flip would miss
+				b.n.Add(1)
+				ph.exit(at)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	var total int64
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		old := active.Swap(spare)
+		ph.flip()
+		n := old.n.Swap(0)
+		if n%2 != 0 {
+			t.Fatalf("read a buffer with a writer inside (%d)", n)
+		}
+		total += n
+		spare = old
+	}
+	if want := int64(writers * each * 2); total != want {
+		t.Errorf("read %d adds, want %d", total, want)
 	}
 }

@@ -13,10 +13,12 @@ import (
 )
 
 // fake is a target whose statements do nothing but count; it tests the
-// runner, not SQLite.
+// runner, not SQLite. It can cancel the run at a given statement, as a
+// Ctrl-C would.
 type fake struct {
-	execs atomic.Int64
-	delay time.Duration
+	execs       atomic.Int64
+	cancelAfter int64
+	cancel      context.CancelFunc
 }
 
 func (f *fake) Name() string                                            { return "fake" }
@@ -29,9 +31,8 @@ func (f *fake) Open(context.Context, target.Options) (target.DB, error) { return
 type fakeDB struct{ f *fake }
 
 func (d fakeDB) Exec(ctx context.Context, q string, args ...any) error {
-	d.f.execs.Add(1)
-	if d.f.delay > 0 {
-		time.Sleep(d.f.delay)
+	if d.f.execs.Add(1) == d.f.cancelAfter {
+		d.f.cancel()
 	}
 	return nil
 }
@@ -94,16 +95,22 @@ func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
 	}
 }
 
+// Cancelled at its 5000th statement, a run stops: it is saved as
+// interrupted with the rows of the transactions that committed (each
+// worker may finish the one it is in), not the million planned.
 func TestRunInterrupted(t *testing.T) {
-	f := &fake{delay: time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	defer cancel()
+	f := &fake{cancelAfter: 5000, cancel: cancel}
 	r := Run(ctx, insertSpec(t, f, "1000000", "2"))
 	if r.Status != results.StatusInterrupted {
 		t.Fatalf("status %s (%s)", r.Status, r.Error)
 	}
-	if r.Rows == 0 || r.Rows >= 1000000 {
-		t.Errorf("partial rows %d", r.Rows)
+	if r.Rows == 0 || r.Rows%100 != 0 || r.Rows > 5000+2*100 {
+		t.Errorf("rows %d, want whole batches of 100, at most 5000 and the two in flight", r.Rows)
+	}
+	if n := f.execs.Load(); n > 5000+2*100 {
+		t.Errorf("%d statements ran: the run went on after the cancel", n)
 	}
 }
 
