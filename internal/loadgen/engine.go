@@ -12,6 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"litebench/internal/gen"
 	"litebench/internal/metrics"
 )
 
@@ -539,7 +540,7 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 	end := warm + cfg.Duration
 dispatch:
 	for seq := int64(0); ; seq++ {
-		due := Schedule(cfg.Arrivals, cfg.Rate, seq, prev, uniform01(splitmix64(cfg.Seed^uint64(seq))))
+		due := Schedule(cfg.Arrivals, cfg.Rate, seq, prev, gen.ArrivalU(cfg.Seed, seq))
 		prev = due
 		if cfg.Duration > 0 && due >= end {
 			break

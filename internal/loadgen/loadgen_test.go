@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"litebench/internal/gen"
 	"litebench/internal/metrics"
 )
 
@@ -47,7 +48,7 @@ func TestSchedulePoisson(t *testing.T) {
 	n := int64(200000)
 	var gaps []time.Duration
 	for seq := int64(0); seq <= n; seq++ {
-		due := Schedule(Poisson, 50000, seq, prev, uniform01(splitmix64(uint64(seq))))
+		due := Schedule(Poisson, 50000, seq, prev, gen.ArrivalU(0, seq))
 		if seq > 0 {
 			gaps = append(gaps, due-prev)
 		}

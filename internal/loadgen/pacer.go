@@ -7,8 +7,9 @@ package loadgen
 
 import (
 	"fmt"
-	"math"
 	"time"
+
+	"litebench/internal/gen"
 )
 
 // Arrivals is how open-loop operations are spaced.
@@ -35,11 +36,10 @@ func ParseArrivals(s string) (Arrivals, error) {
 // u is a uniform random number in [0, 1), used only by Poisson arrivals;
 // passing it in keeps the pacer a pure function.
 func Gap(a Arrivals, rate float64, u float64) time.Duration {
-	mean := float64(time.Second) / rate
 	if a == Poisson {
-		return time.Duration(-math.Log1p(-u) * mean)
+		return time.Duration(gen.PoissonGap(rate, u))
 	}
-	return time.Duration(mean)
+	return time.Duration(float64(time.Second) / rate)
 }
 
 // Schedule returns the scheduled offset (from the start of the run) of
@@ -91,15 +91,4 @@ func Wait(now, due time.Duration) (a Action, d, lag time.Duration) {
 		return Sleep, rem - SpinWindow, 0
 	}
 	return Spin, 0, 0
-}
-
-// uniform01 maps a 64-bit hash to [0, 1).
-func uniform01(x uint64) float64 { return float64(x>>11) / (1 << 53) }
-
-// splitmix64 is the mixer used for seeded, order-independent randomness.
-func splitmix64(x uint64) uint64 {
-	x += 0x9E3779B97F4A7C15
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EB
-	return x ^ (x >> 31)
 }

@@ -9,9 +9,10 @@ import "unsafe"
 // after the chunk's rows have been inserted (drivers copy what they bind). A
 // nil *Arena allocates every value normally.
 type Arena struct {
-	bytes blocks[byte]
-	strs  blocks[string]
-	ints  blocks[int64]
+	bytes    blocks[byte]
+	reserved int
+	strs     blocks[string]
+	ints     blocks[int64]
 }
 
 // blocks is a bump allocator over fixed blocks: a block is never
@@ -22,13 +23,19 @@ type blocks[T any] struct {
 }
 
 func (b *blocks[T]) take(n, size int) []T {
+	s := b.reserve(n, size)[:n]
+	b.cur = b.cur[:len(b.cur)+n]
+	return s
+}
+
+// reserve returns room for n values in the current block without taking
+// it: an empty slice of capacity n.
+func (b *blocks[T]) reserve(n, size int) []T {
 	if cap(b.cur)-len(b.cur) < n {
 		b.cur = make([]T, 0, max(size, n))
 		b.all = append(b.all, b.cur)
 	}
-	s := b.cur[len(b.cur) : len(b.cur)+n]
-	b.cur = b.cur[:len(b.cur)+n]
-	return s
+	return b.cur[len(b.cur) : len(b.cur) : len(b.cur)+n]
 }
 
 func (b *blocks[T]) reset() {
@@ -50,15 +57,31 @@ func (b *blocks[T]) reset() {
 	b.all = append(b.all[:0], b.cur)
 }
 
-// Bytes returns n writable bytes; pass them to Str once filled.
-func (a *Arena) Bytes(n int) []byte {
+// Reserve returns an empty slice with room for n bytes, to append to and
+// then pass to Commit; slices of it go to Str.
+func (a *Arena) Reserve(n int) []byte {
 	if a == nil {
-		return make([]byte, n)
+		return make([]byte, 0, n)
 	}
-	return a.bytes.take(n, 64<<10)
+	a.reserved = n
+	return a.bytes.reserve(n, 64<<10)
 }
 
-// Str returns b (from Bytes) as a string in an interface, without copying
+// Commit takes the bytes b (from Reserve, appended to) holds. If b outgrew
+// the reservation (append moved it), the whole reservation stays taken, as
+// values before the move still point into it.
+func (a *Arena) Commit(b []byte) {
+	if a == nil {
+		return
+	}
+	n := a.reserved
+	if cap(b) == n {
+		n = len(b)
+	}
+	a.bytes.take(n, 64<<10)
+}
+
+// Str returns b (from Reserve) as a string in an interface, without copying
 // the bytes or allocating the string's box.
 func (a *Arena) Str(b []byte) any {
 	if a == nil {

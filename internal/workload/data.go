@@ -3,160 +3,144 @@ package workload
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"litebench/internal/gen"
 )
 
 // Row data is a pure function of (seed, row index): the same seed gives the
-// same bytes whatever the worker count, order or batch size.
-
-// mix is splitmix64's finaliser over seed and i.
-func mix(seed, i uint64) uint64 {
-	z := seed*0x9E3779B97F4A7C15 + i*0xBF58476D1CE4E5B9 + 0x94D049BB133111EB
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+// same bytes whatever the worker count, order or batch size. The values
+// come from internal/gen, which docs/data-generation.md specifies.
 
 // Schema is a table the seeds use, with its deterministic rows.
 type Schema struct {
-	Name    string
-	Create  []string
-	Table   string
+	Name   string
+	Create []string
+	Table  string
+	// Gen is the columns with their generators; Columns are their names.
+	Gen     *gen.Table
 	Columns []string
-	// Row writes row i's values into dst (len(dst) == len(Columns)),
-	// taking string space from a (which may be nil).
-	Row func(seed uint64, i int64, dst []any, a *Arena)
-	// KeyCol is the primary key column, always Columns[0]; KeyOf(seed, i)
+	// KeyCol is the primary key column, always Columns[0]; Key(seed, i)
 	// is row i's key (what Row writes there), without generating the row:
 	// point reads and updates call it in the measured loop.
 	KeyCol string
-	KeyOf  func(seed uint64, i int64) any
 	// UpdateCols are the columns an update rewrites (with the values of a
 	// row generated under another seed).
 	UpdateCols []string
 }
 
-// Key returns row i's primary key.
-func (s *Schema) Key(seed uint64, i int64) any { return s.KeyOf(seed, i) }
-
-// Keys of the schemas: row index i (bench, as seed 000), i+1 (INTEGER
-// PRIMARY KEY tables), or a UUID (users, seed 002).
-func indexKey(_ uint64, i int64) any { return i }
-func rowidKey(_ uint64, i int64) any { return i + 1 }
-func usersKey(seed uint64, i int64) any {
-	return uuidV4(mix(seed, uint64(i)), mix(seed^0xA5A5A5A5, uint64(i)))
+func newSchema(name string, create []string, update []string, cols ...gen.Column) *Schema {
+	s := &Schema{Name: name, Create: create, Table: name, Gen: gen.MustCompile(cols...), UpdateCols: update}
+	for _, c := range cols {
+		s.Columns = append(s.Columns, c.Name)
+	}
+	s.KeyCol = s.Columns[0]
+	return s
 }
+
+// Row writes row i's values into dst (len(dst) == len(Columns)), taking
+// string space and interface boxes from a (which may be nil).
+func (s *Schema) Row(seed uint64, i int64, dst []any, a *Arena) {
+	var small [8]gen.Value
+	vals := small[:0]
+	if len(dst) > len(small) {
+		vals = make([]gen.Value, len(dst))
+	}
+	vals = vals[:len(dst)]
+	buf := s.Gen.Row(seed, i, a.Reserve(s.Gen.MaxLen()), vals)
+	a.Commit(buf)
+	for k, v := range vals {
+		if s.Gen.IsText(k) {
+			dst[k] = a.Str(v.Text)
+		} else {
+			dst[k] = a.Int(v.Int)
+		}
+	}
+}
+
+// IntKey says whether the key is an integer (KeyInt), else text
+// (AppendKey).
+func (s *Schema) IntKey() bool { return !s.Gen.IsText(0) }
+
+// KeyInt returns row i's integer key.
+func (s *Schema) KeyInt(seed uint64, i int64) int64 { return s.Gen.Int(0, seed, i) }
+
+// AppendKey appends row i's text key to dst.
+func (s *Schema) AppendKey(dst []byte, seed uint64, i int64) []byte {
+	return s.Gen.AppendText(0, dst, seed, i)
+}
+
+// Key returns row i's primary key, as Row writes it.
+func (s *Schema) Key(seed uint64, i int64) any {
+	if s.IntKey() {
+		return s.KeyInt(seed, i)
+	}
+	return string(s.AppendKey(nil, seed, i))
+}
+
+// The seeds' tables: row index i (bench, as seed 000), i+1 (INTEGER PRIMARY
+// KEY tables), or a UUID (users, seed 002).
+var (
+	baseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	names    = []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Radia", "Tony", "Barbara"}
+	rowid    = gen.Seq{Start: 1}
+
+	bench = newSchema("bench",
+		[]string{"CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"},
+		[]string{"rand", "hash"},
+		gen.Column{Name: "ID", Gen: gen.Seq{}},
+		// 8 random bytes in hex, and the SHA-256 of those bytes.
+		gen.Column{Name: "rand", Gen: gen.Hex{Bytes: 8}},
+		gen.Column{Name: "hash", Gen: gen.SHA256Of{Column: "rand", DecodeHex: true}})
+)
 
 // Schemas by name.
 var Schemas = map[string]*Schema{
-	"bench": {
-		Name:    "bench",
-		Create:  []string{"CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"},
-		Table:   "bench",
-		Columns: []string{"ID", "rand", "hash"},
-		KeyCol:  "ID", KeyOf: indexKey, UpdateCols: []string{"rand", "hash"},
-		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			r, h := a.Bytes(16), a.Bytes(64)
-			benchInto(seed, i, r, h)
-			dst[0], dst[1], dst[2] = a.Int(i), a.Str(r), a.Str(h)
-		},
-	},
-	"users": {
-		Name: "users",
-		Create: []string{
+	"bench": bench,
+	"users": newSchema("users",
+		[]string{
 			"CREATE TABLE users(id BLOB PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, username TEXT NOT NULL)",
 			"CREATE UNIQUE INDEX idx_users_on_id ON users(id)",
 		},
-		Table:   "users",
-		Columns: []string{"id", "created_at", "username"},
-		KeyCol:  "id", KeyOf: usersKey, UpdateCols: []string{"created_at", "username"},
-		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			dst[0] = usersKey(seed, i)
-			dst[1] = baseTime.Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
-			dst[2] = "Someone"
-		},
-	},
-	"account": {
-		Name: "account",
-		Create: []string{
+		[]string{"created_at", "username"},
+		gen.Column{Name: "id", Gen: gen.UUID4{}},
+		gen.Column{Name: "created_at", Gen: gen.Timestamp{Start: baseTime, Step: time.Millisecond, Format: gen.RFC3339Nano}},
+		gen.Column{Name: "username", Gen: gen.Const{Value: "Someone"}}),
+	"account": newSchema("account",
+		[]string{
 			`CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT, created_at INTEGER NOT NULL, version INTEGER)`,
 			"CREATE INDEX account_name ON account(name)",
 		},
-		Table:   "account",
-		Columns: []string{"id", "email", "name", "description", "created_at", "version"},
-		KeyCol:  "id", KeyOf: rowidKey, UpdateCols: []string{"name", "description"},
-		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			m := mix(seed, uint64(i))
-			dst[0] = i + 1
-			dst[1] = "user" + strconv.FormatInt(i+1, 10) + "@example.com"
-			dst[2] = names[m%uint64(len(names))] + " " + names[(m>>16)%uint64(len(names))]
-			dst[3] = Text(seed, i, 64+int(m>>40)%64)
-			dst[4] = baseTime.UnixMilli() + i
-			dst[5] = int64(1)
-		},
-	},
-	"foo": {
-		Name:    "foo",
-		Create:  []string{"CREATE TABLE foo(id INTEGER NOT NULL PRIMARY KEY, name TEXT)"},
-		Table:   "foo",
-		Columns: []string{"id", "name"},
-		KeyCol:  "id", KeyOf: rowidKey, UpdateCols: []string{"name"},
-		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			// seed 001: 30 random capital letters
-			b := a.Bytes(30)
-			m := mix(seed, uint64(i))
-			for k := range b {
-				if k%12 == 0 && k > 0 {
-					m = mix(m, uint64(k))
-				}
-				b[k] = byte('A' + m%26)
-				m /= 26
-			}
-			dst[0], dst[1] = a.Int(i+1), a.Str(b)
-		},
-	},
-	"pages": {
-		Name:    "pages",
-		Create:  []string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},
-		Table:   "pages",
-		Columns: []string{"id", "body"},
-		KeyCol:  "id", KeyOf: rowidKey, UpdateCols: []string{"body"},
-		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			dst[0] = i + 1
-			dst[1] = Text(seed, i, PageBodySize)
-		},
-	},
+		[]string{"name", "description"},
+		gen.Column{Name: "id", Gen: rowid},
+		gen.Column{Name: "email", Gen: gen.SeqText{Prefix: "user", Start: 1, Suffix: "@example.com"}},
+		gen.Column{Name: "name", Gen: gen.Choice{List: names, Count: 2, Sep: " "}},
+		gen.Column{Name: "description", Gen: gen.Text{Min: 64, Max: 127}},
+		gen.Column{Name: "created_at", Gen: gen.Timestamp{Start: baseTime, Step: time.Millisecond, Format: gen.UnixMilli}},
+		gen.Column{Name: "version", Gen: gen.ConstInt{Value: 1}}),
+	"foo": newSchema("foo",
+		[]string{"CREATE TABLE foo(id INTEGER NOT NULL PRIMARY KEY, name TEXT)"},
+		[]string{"name"},
+		gen.Column{Name: "id", Gen: rowid},
+		// seed 001: 30 random capital letters
+		gen.Column{Name: "name", Gen: gen.Letters{Len: 30}}),
+	"pages": newSchema("pages",
+		[]string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},
+		[]string{"body"},
+		gen.Column{Name: "id", Gen: rowid},
+		gen.Column{Name: "body", Gen: gen.Text{Min: PageBodySize, Max: PageBodySize}}),
 }
 
 // PageBodySize is the default body size of the pages schema (seed 003).
 const PageBodySize = 5400
 
-var baseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-
-var names = []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Radia", "Tony", "Barbara"}
-
 // BenchValues returns row i's rand (8 random bytes, hex) and hash (SHA-256
 // of those bytes, hex), as seed 000 generates them.
 func BenchValues(seed uint64, i int64) (string, string) {
-	var r [16]byte
-	var h [64]byte
-	benchInto(seed, i, r[:], h[:])
-	return string(r[:]), string(h[:])
-}
-
-// benchInto writes BenchValues' hex into r (16 bytes) and h (64 bytes).
-func benchInto(seed uint64, i int64, r, h []byte) {
-	var b [8]byte
-	v := mix(seed, uint64(i))
-	for k := range b {
-		b[k] = byte(v >> (8 * k))
-	}
-	sum := sha256.Sum256(b[:])
-	hex.Encode(r, b[:])
-	hex.Encode(h, sum[:])
+	var buf [80]byte
+	var vals [3]gen.Value
+	bench.Gen.Row(seed, i, buf[:0], vals[:])
+	return string(vals[1].Text), string(vals[2].Text)
 }
 
 // CheckBench verifies a bench row the way seed 000's reader does: decode
@@ -172,35 +156,7 @@ func CheckBench(rand, hash string) bool {
 	return string(want[:]) == hash
 }
 
-func uuidV4(a, b uint64) string {
-	var u [16]byte
-	for k := 0; k < 8; k++ {
-		u[k] = byte(a >> (8 * k))
-		u[8+k] = byte(b >> (8 * k))
-	}
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
-}
-
-var words = strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor
-incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco
-laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate velit esse
-cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt culpa qui officia
-deserunt mollit anim id est laborum sqlite page journal wal checkpoint`)
-
 // Text returns n bytes of deterministic words for row i.
 func Text(seed uint64, i int64, n int) string {
-	var sb strings.Builder
-	sb.Grow(n + 16)
-	k := uint64(0)
-	for sb.Len() < n {
-		w := words[mix(seed^0x5bd1e995, uint64(i)<<20|k)%uint64(len(words))]
-		if sb.Len() > 0 {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(w)
-		k++
-	}
-	return sb.String()[:n]
+	return string(gen.AppendWords(make([]byte, 0, n), seed, i, n))
 }

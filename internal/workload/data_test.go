@@ -107,3 +107,40 @@ func BenchmarkBenchRow(b *testing.B) {
 		Schemas["bench"].Row(1, int64(i), row, &a)
 	}
 }
+
+// With an arena, a row of any schema costs no allocation once the arena has
+// grown to a chunk's size.
+func TestRowAllocs(t *testing.T) {
+	for name, sc := range Schemas {
+		row := make([]any, len(sc.Columns))
+		var a Arena
+		i := int64(0)
+		n := testing.AllocsPerRun(100, func() {
+			if i%16 == 0 {
+				a.Reset()
+			}
+			sc.Row(1, i, row, &a)
+			i++
+		})
+		if n != 0 {
+			t.Errorf("%s: %v allocations per row", name, n)
+		}
+	}
+}
+
+// A value that outgrows its reservation moves to the heap; what was written
+// into the reservation before stays valid and is not handed out again.
+func TestArenaReserve(t *testing.T) {
+	var a Arena
+	b := a.Reserve(4)
+	b = append(b, "abc"...)
+	first := a.Str(b[:3])
+	b = append(b, "defgh"...)
+	a.Commit(b)
+	next := a.Reserve(4)
+	next = append(next, "zzzz"...)
+	a.Commit(next)
+	if first != "abc" || string(b) != "abcdefgh" || a.Str(next) != "zzzz" {
+		t.Errorf("got %q %q %q", first, b, next)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"litebench/internal/gen"
 	"litebench/internal/loadgen"
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
@@ -97,7 +98,7 @@ type opsW struct {
 	visible atomic.Int64
 	claimMu sync.Mutex
 	claims  []int64 // first rows of inserts in flight
-	zipf    *Zipf
+	zipf    *gen.Zipf
 	// updIdx are the positions of the schema's UpdateCols in a row.
 	updIdx []int
 }
@@ -225,14 +226,14 @@ func newOps(name string, p map[string]string, s settings.Settings) (Workload, er
 		return nil, fmt.Errorf("--rows 0: reads and updates need rows to pick from; load some with --rows N")
 	}
 	if w.keys != KeysUniform {
-		w.zipf = NewZipf(max(w.rows, 1), w.theta)
+		w.zipf = gen.NewZipf(max(w.rows, 1), w.theta)
 	}
 	if c.Rate > 0 {
 		ratio := w.ratio
 		c.Choose = func(seq uint64) int {
 			// Deterministic per operation number: the same seed gives the
 			// same sequence of reads and writes.
-			if float64(mix(w.seed^0x726174, seq)%10000) < ratio*100 {
+			if gen.WriteOp(w.seed, seq, ratio) {
 				return opWrite
 			}
 			return opRead
@@ -315,7 +316,7 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 		return target.Classify(env.Target, err)
 	}
 	cfg.NewExecutor = func(i int) (loadgen.Executor, error) {
-		return &executor{sh: sh, ctx: stmtCtx, keys: NewKeyGen(w.keys, w.zipf, w.seed, i),
+		return &executor{sh: sh, ctx: stmtCtx, keys: gen.NewKeyGen(w.keys, w.zipf, w.seed, i),
 			row: make([]any, len(sc.Columns)), dest: scanDest(sc, w.seed), idx: make([]int64, w.batch)}, nil
 	}
 	st, err := runLoad(ctx, env, cfg)
@@ -427,7 +428,7 @@ func scanDest(sc *Schema, seed uint64) []any {
 type executor struct {
 	sh   *shared
 	ctx  context.Context
-	keys *KeyGen
+	keys *gen.KeyGen
 	row  []any
 	args []any
 	dest []any
