@@ -343,7 +343,7 @@ func TestOpenLoopRate(t *testing.T) {
 	var want, wantW int64
 	var prev time.Duration
 	for seq := int64(0); ; seq++ {
-		due := Schedule(Poisson, rate, seq, prev, uniform01(splitmix64(seed^uint64(seq))))
+		due := Schedule(Poisson, rate, seq, prev, gen.ArrivalU(seed, seq))
 		if due >= 500*time.Millisecond {
 			break
 		}
