@@ -188,3 +188,58 @@ func BenchmarkHTMLReport1000(b *testing.B) {
 		b.ReportMetric(float64(buf.Len())/1e6, "MB")
 	}
 }
+
+// fixture reads runs litebench wrote (schema 1, taken from real runs: two
+// inserts on drivers of different SQLite versions, a scan, an open-loop
+// mixed run, two HTTP strategies and three steps of the quick suite).
+func fixture(t *testing.T) []*results.Result {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "schema1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []*results.Result
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		r, err := results.UnmarshalJSONLine(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// The text table, benchfmt and the HTML page of each kind of sweep, byte
+// for byte.
+func TestGoldenPages(t *testing.T) {
+	SettingOrder = []string{"journal", "sync", "busy-timeout", "cache-size", "mmap-size", "temp-store", "locking-mode", "page-size",
+		"shared-cache", "in-memory", "pool", "conn-per-op", "prepared", "batch", "rows-per-stmt", "tx", "write-mutex", "writer", "busy-retry"}
+	fx := fixture(t)
+	sets := []struct {
+		name string
+		rs   []*results.Result
+	}{
+		{"sweep", synthetic(16)}, // repeated cells: medians
+		{"load", synthetic(8)},   // single runs of an operation workload
+		{"rows", fx[0:3]},        // row workloads with their own figures
+		{"open", fx[3:4]},        // an open-loop run
+		{"control", fx[4:6]},     // strategies against their control
+		{"suite", fx[6:9]},       // suite steps in sections
+		{"fixture", fx},          // everything at once
+	}
+	for _, s := range sets {
+		var tb, bf, page bytes.Buffer
+		if err := Write(&tb, s.rs, "table"); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, s.name+".txt", tb.Bytes())
+		if err := WriteBenchfmt(&bf, s.rs); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, s.name+".bench", bf.Bytes())
+		if err := WriteHTML(&page, s.rs, "litebench: "+s.name); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, s.name+".html", page.Bytes())
+	}
+}
