@@ -269,7 +269,9 @@ func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Res
 		}
 		sp.SeriesInterval = p.c.series
 		sp.WALWarn, _ = settings.ParseSize(p.c.walWarn)
-		sp.Name = sp.Label
+		if sp.Name == "" {
+			sp.Name = sp.Label
+		}
 		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(p.specs), sp.Label)
 		fmt.Fprintf(errw, "%s ...\n", sp.Label)
 		r := runner.Run(ctx, *sp)

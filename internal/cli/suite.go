@@ -113,6 +113,7 @@ func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step,
 				RunID:    fmt.Sprintf("%s.%d", s.p.sweepID, len(s.all)+len(specs)+1),
 				SweepID:  s.p.sweepID,
 				Workload: w, Target: t, Settings: set, Dir: s.p.dir,
+				Section: section, Name: fmt.Sprintf("%s (%s)", st.label, t.Name()),
 				Label:   fmt.Sprintf("%s: %s (%s)", section, st.label, t.Name()),
 				Command: stepCommand(s.name, t.Name(), st, wsp),
 			})
@@ -359,8 +360,8 @@ func suiteQuick(ctx context.Context, s *suiteRun) error {
 				v = "NO: " + r.Error
 			}
 			t.Rows = append(t.Rows, []string{r.Target, strconv.FormatInt(r.Rows, 10),
-				fmt.Sprintf("%sµs", report.Num(r.Extra["time_to_query_us"])), fmt.Sprintf("%sµs", report.Num(r.Extra["first_row_us"])),
-				report.Num(r.Extra["us_per_row"]), report.Num(r.RowsPerSecond), v})
+				fmt.Sprintf("%sµs", report.Num(figure(r, "query_returned"))), fmt.Sprintf("%sµs", report.Num(figure(r, "first_row"))),
+				report.Num(figure(r, "per_row")), report.Num(r.RowsPerSecond), v})
 		}
 		if err := s.emit(t, rs); err != nil {
 			return err

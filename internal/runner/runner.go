@@ -10,15 +10,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"litebench/internal/histcodec"
 	"litebench/internal/metrics"
-	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 	"litebench/internal/workload"
 )
 
@@ -35,6 +37,9 @@ type Spec struct {
 	Keep bool
 	// Repeat numbers repetitions of one cell (0 or 1 for a single run).
 	Repeat int
+	// Section is the suite section the run is a step of ("" outside
+	// suites).
+	Section string
 	// Name is the run's label in results (Label without progress counters).
 	Name string
 	// Label names the run in progress lines.
@@ -68,24 +73,44 @@ func Options(s settings.Settings, path string) target.Options {
 	}
 }
 
+// Controlled is implemented by workloads whose runs are compared with
+// control runs: those whose label key has value and that share the run's
+// values of the labels in match.
+type Controlled interface {
+	Control() (key, value string, match []string)
+}
+
 // Run executes spec. It always returns a result; its Status says how the
 // run ended, and Error why it failed.
 func Run(ctx context.Context, sp Spec) *results.Result {
 	r := &results.Result{
-		RunID: sp.RunID, SweepID: sp.SweepID,
+		Schema: results.SchemaVersion, RunID: sp.RunID, SweepID: sp.SweepID,
+		Section: sp.Section, Label: sp.Name, Repeat: sp.Repeat,
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
+		Engine: "sqlite", Client: sp.Target.Name(), Placement: "in-process",
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
-		Repeat: sp.Repeat, Label: sp.Name,
 	}
-	r.SQLite, _ = sp.Target.SQLiteVersion()
-	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
+	r.Order = labelOrder(r.Params, r.Settings)
+	if c, ok := sp.Workload.(Controlled); ok {
+		k, v, m := c.Control()
+		r.Control = &results.Control{Key: k, Value: v, Match: m}
+	}
+	r.EngineVersion, _ = sp.Target.SQLiteVersion()
+	r.ClientVersion = moduleVersion(sp.Target.Module())
+	r.Env = Fingerprint(sp.Target, r.EngineVersion, sp.Dir)
+	// The headline is the workload's own unit per second.
+	rate := units.Rate(Unit(sp.Workload))
+	head := results.Metric{Name: results.Throughput, Unit: rate, Better: units.Natural(rate)}
 	fail := func(err error) *results.Result {
 		if errors.Is(err, context.Canceled) {
 			r.Status = results.StatusInterrupted
 		} else {
 			r.Status = results.StatusFailed
 			r.Error = err.Error()
+		}
+		if len(r.Metrics) == 0 {
+			r.SetHeadline(head)
 		}
 		return r
 	}
@@ -114,7 +139,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		return fail(fmt.Errorf("open %s with %s: %w", path, sp.Target.Name(), err))
 	}
 	defer db.Close()
-	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
+	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings}
 	env.Options = Options(sp.Settings, path)
 	if !sp.Settings.Bool("in-memory") {
 		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
@@ -152,30 +177,30 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	r.Elapsed = (end.Sub(start) - env.Excluded).Seconds()
 	r.Rows = env.Done.Load()
 	if r.Elapsed > 0 {
-		r.RowsPerSecond = float64(r.Rows) / r.Elapsed
+		head.Value = float64(r.Rows) / r.Elapsed
 	}
 	r.Ops = ToOps(metrics.Merge(sp.Workload.Ops(), env.Recorders))
-	r.Extra = map[string]float64{}
-	if env.Excluded > 0 {
-		r.Extra["generate_seconds"] = env.Excluded.Seconds()
+	for _, f := range env.Figures {
+		r.Metrics = append(r.Metrics, results.Metric{Name: f.Name, Unit: f.Unit, Value: f.Value, Better: f.Better})
 	}
-	for k, v := range env.Extra {
-		r.Extra[k] = v
+	info := func(name, unit string, v float64) {
+		r.Metrics = append(r.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
+	}
+	if env.Excluded > 0 {
+		info("generate", units.Seconds, env.Excluded.Seconds())
 	}
 	if file {
 		fs := StatFiles(path)
-		r.Extra["db_bytes"] = float64(fs.DB)
+		info("db_size", units.ByteSize, float64(fs.DB))
 		if fs.WAL > 0 {
-			r.Extra["wal_bytes"] = float64(fs.WAL)
+			info(results.WALSize, units.ByteSize, float64(fs.WAL))
 		}
 	}
 	r.Notes = append(r.Notes, env.Notes...)
 	if n := db.OpenedConns(); n > 0 {
-		r.Extra["connections_opened"] = float64(n)
+		info("connections_opened", "connections", float64(n))
 	}
-	if len(r.Extra) == 0 {
-		r.Extra = nil
-	}
+	r.SetHeadline(head)
 	if runErr != nil {
 		return fail(runErr)
 	}
@@ -199,8 +224,48 @@ func RemoveDB(path string) error {
 	return nil
 }
 
-// ToOps converts merged metrics into result ops.
-func ToOps(ms []metrics.Op) []results.Op { return results.OpsFromMetrics(ms) }
+// ToOps converts merged metrics into result ops: summaries and encoded
+// histograms.
+func ToOps(ms []metrics.Op) []results.Op {
+	out := make([]results.Op, 0, len(ms))
+	for _, m := range ms {
+		o := results.Op{Name: m.Name, Count: m.Count, Retries: m.Retries, Late: m.Late, Overrun: m.Overrun,
+			Service: latency(metrics.Summarise(m.Service)), Hist: histcodec.Encode(m.Service)}
+		if len(m.Errors) > 0 {
+			o.Errors = m.Errors
+		}
+		if m.Response != nil {
+			o.Response = latency(metrics.Summarise(m.Response))
+			o.RespHist = histcodec.Encode(m.Response)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func latency(d metrics.Dist) results.Latency {
+	l := results.Latency{"count": float64(d.Count), "min": d.Min, "mean": d.Mean, "max": d.Max}
+	for k, v := range d.P {
+		l[k] = v
+	}
+	return l
+}
+
+// labelOrder is the display order of a run's parameters (by name) and
+// settings (in the settings' own order).
+func labelOrder(params, set map[string]string) []string {
+	order := make([]string, 0, len(params)+len(set))
+	for k := range params {
+		order = append(order, k)
+	}
+	sort.Strings(order)
+	for _, s := range settings.Specs {
+		if _, ok := set[s.Key]; ok {
+			order = append(order, s.Key)
+		}
+	}
+	return order
+}
 
 func compileOptions(ctx context.Context, db target.DB) []string {
 	var opts []string
@@ -248,7 +313,7 @@ func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
 				}
 				line := progressLine(sp.Label, env.Done.Load(), total, el, Unit(sp.Workload))
 				if w := smp.wal.Load(); w > 0 {
-					line += ", WAL " + report.Bytes(w)
+					line += ", WAL " + units.Bytes(w)
 				}
 				if sp.TTY {
 					fmt.Fprint(sp.Progress, "\r\033[K"+line)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"litebench/internal/metrics"
-	"litebench/internal/report"
 	"litebench/internal/results"
+	"litebench/internal/units"
 	"litebench/internal/workload"
 )
 
@@ -92,7 +92,7 @@ func (s *sampler) sample(now time.Time) {
 	if start.IsZero() || now.Before(start) {
 		return // warm-up (or the runner's own start not yet known)
 	}
-	p := results.Point{T: metrics.Round3(now.Sub(start).Seconds()), Rows: s.env.Done.Load()}
+	p := results.Point{T: units.Round3(now.Sub(start).Seconds()), Rows: s.env.Done.Load()}
 	el := now.Sub(start)
 	if !s.lastT.IsZero() && s.lastT.After(start) {
 		el = now.Sub(s.lastT)
@@ -105,9 +105,9 @@ func (s *sampler) sample(now time.Time) {
 		if p.OpsPerS == nil {
 			p.OpsPerS, p.P99us = map[string]float64{}, map[string]float64{}
 		}
-		p.OpsPerS[ops[i]] = metrics.Round3(float64(smp.Count) / el.Seconds())
+		p.OpsPerS[ops[i]] = units.Round3(float64(smp.Count) / el.Seconds())
 		if smp.Hist.TotalCount() > 0 {
-			p.P99us[ops[i]] = metrics.Round3(float64(smp.Hist.ValueAtQuantile(99)) / 1e3)
+			p.P99us[ops[i]] = units.Round3(float64(smp.Hist.ValueAtQuantile(99)) / 1e3)
 		}
 		if smp.Errors > 0 {
 			if p.Errors == nil {
@@ -123,7 +123,7 @@ func (s *sampler) sample(now time.Time) {
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
 			s.warned = true
 			note := fmt.Sprintf("WAL reached %s after %.0fs (warning threshold %s): checkpoints cannot complete while readers overlap (checkpoint starvation); try --pool 1, fewer readers, or reader gaps",
-				report.Bytes(fs.WAL), p.T, report.Bytes(w))
+				units.Bytes(fs.WAL), p.T, units.Bytes(w))
 			s.mu.Lock()
 			s.notes = append(s.notes, note)
 			s.mu.Unlock()
