@@ -109,9 +109,10 @@ DESCRIPTION
 		if err := second(); err != nil {
 			return err
 		}
-		plain, lb = append(plain, p), append(lb, r.RowsPerSecond)
-		tb.Rows = append(tb.Rows, []string{strconv.Itoa(i + 1), report.Num(p), report.Num(r.RowsPerSecond), fmt.Sprintf("%.3f", r.RowsPerSecond/p)})
-		fmt.Fprintf(errw, "pass %d/%d: plain %.0f rows/s, litebench %.0f rows/s\n", i+1, *repeat, p, r.RowsPerSecond)
+		rate := r.Headline().Value
+		plain, lb = append(plain, p), append(lb, rate)
+		tb.Rows = append(tb.Rows, []string{strconv.Itoa(i + 1), report.Num(p), report.Num(rate), fmt.Sprintf("%.3f", rate/p)})
+		fmt.Fprintf(errw, "pass %d/%d: plain %.0f rows/s, litebench %.0f rows/s\n", i+1, *repeat, p, rate)
 	}
 	mp, ml := median(plain), median(lb)
 	ratios := make([]float64, len(lb))

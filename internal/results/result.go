@@ -462,17 +462,16 @@ func varying(rs []*Result, keys []string, of func(*Result) map[string]string) []
 // CellKey identifies what a run measured: its section and its labels, in
 // any order. Repetitions of one cell share it.
 func (r *Result) CellKey() string {
-	ls := r.Labels()
-	sort.Slice(ls, func(i, j int) bool {
-		if ls[i].Kind != ls[j].Kind {
-			return ls[i].Kind < ls[j].Kind
-		}
-		return ls[i].Key < ls[j].Key
-	})
 	var b strings.Builder
 	b.WriteString(r.Section)
-	for _, l := range ls {
-		b.WriteString("|" + l.Key + "=" + l.Value)
+	for _, l := range []string{r.Workload, r.Target, r.Engine, r.Client, r.Placement} {
+		b.WriteString("|" + l)
+	}
+	for _, m := range []map[string]string{r.Params, r.Settings} {
+		b.WriteString("|")
+		for _, k := range sortedKeys(m) {
+			b.WriteString(k + "=" + m[k] + ";")
+		}
 	}
 	return b.String()
 }
