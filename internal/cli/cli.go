@@ -11,8 +11,6 @@ import (
 	"os"
 	"strings"
 
-	"litebench/internal/report"
-	"litebench/internal/settings"
 	_ "litebench/internal/target/all"
 )
 
@@ -36,13 +34,6 @@ var errInterrupted = errors.New("interrupted")
 
 // errFailed reports that at least one run failed (details already printed).
 var errFailed = errors.New("a run failed")
-
-func init() {
-	report.SettingOrder = nil
-	for _, sp := range settings.Specs {
-		report.SettingOrder = append(report.SettingOrder, sp.Key)
-	}
-}
 
 type command struct {
 	name    string

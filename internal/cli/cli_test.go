@@ -45,6 +45,19 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 	return out
 }
 
+// metric returns the value and unit of a JSON line's metric called name;
+// ok is false when it has none.
+func metric(j map[string]any, name string) (v float64, unit string, ok bool) {
+	ms, _ := j["metrics"].([]any)
+	for _, x := range ms {
+		m := x.(map[string]any)
+		if m["name"] == name {
+			return m["value"].(float64), m["unit"].(string), true
+		}
+	}
+	return 0, "", false
+}
+
 func countRows(t *testing.T, path, table string) (n int64, appID int32) {
 	t.Helper()
 	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
@@ -75,13 +88,18 @@ func TestInsertScanPaginateOnEveryTarget(t *testing.T) {
 				t.Fatalf("%d JSON lines", len(ls))
 			}
 			j := ls[0]
-			for _, f := range []string{"run_id", "workload", "target", "sqlite_version", "settings", "status", "rows", "elapsed_seconds", "rows_per_second", "latency_us", "errors"} {
+			for _, f := range []string{"schema", "run_id", "workload", "target", "engine", "client", "placement", "engine_version",
+				"settings", "params", "label_order", "status", "count", "elapsed_seconds", "metrics", "latency_us", "errors"} {
 				if _, ok := j[f]; !ok {
 					t.Errorf("JSON lacks %s", f)
 				}
 			}
-			if j["status"] != "ok" || j["rows"].(float64) != 2500 || j["target"] != name {
-				t.Errorf("status %v rows %v target %v", j["status"], j["rows"], j["target"])
+			if j["status"] != "ok" || j["count"].(float64) != 2500 || j["target"] != name || j["schema"].(float64) != 2 {
+				t.Errorf("status %v count %v target %v schema %v", j["status"], j["count"], j["target"], j["schema"])
+			}
+			// The headline is declared first, in rows per second.
+			if h := j["metrics"].([]any)[0].(map[string]any); h["name"] != "throughput" || h["unit"] != "rows/s" || h["better"] != "higher" || h["value"].(float64) <= 0 {
+				t.Errorf("headline %v", h)
 			}
 			lat := j["latency_us"].(map[string]any)["insert"].(map[string]any)
 			for _, p := range []string{"p50", "p90", "p99", "p999", "max"} {
@@ -103,11 +121,13 @@ func TestInsertScanPaginateOnEveryTarget(t *testing.T) {
 				t.Fatalf("scan exit %d: %s", o.code, o.err)
 			}
 			j = jsonLines(t, o.out)[0]
-			if j["rows"].(float64) != 2500 || j["status"] != "ok" {
-				t.Errorf("scan rows %v status %v", j["rows"], j["status"])
+			if j["count"].(float64) != 2500 || j["status"] != "ok" {
+				t.Errorf("scan count %v status %v", j["count"], j["status"])
 			}
-			if ex := j["extra"].(map[string]any); ex["us_per_row"] == nil || ex["first_row_us"] == nil {
-				t.Errorf("scan extras %v", ex)
+			for _, m := range []string{"per_row", "first_row", "query_returned"} {
+				if v, u, ok := metric(j, m); !ok || u != "µs" || v <= 0 {
+					t.Errorf("scan %s = %v %s (%v): %v", m, v, u, ok, j["metrics"])
+				}
 			}
 
 			o = run(t, context.Background(), "paginate", "--target", name, "--rows", "2500", "--depths", "10,2000", "--count", "3",
@@ -270,7 +290,7 @@ func TestBusyErrorsAreCountedAndRetried(t *testing.T) {
 	if busy == 0 {
 		t.Fatalf("no busy/locked errors counted under contention: %v", errs)
 	}
-	if rows := j["rows"].(float64); rows >= 4000 || rows+busy*20 < 4000 {
+	if rows := j["count"].(float64); rows >= 4000 || rows+busy*20 < 4000 {
 		t.Errorf("rows %v with %v failed batches of 20", rows, busy)
 	}
 
@@ -280,8 +300,8 @@ func TestBusyErrorsAreCountedAndRetried(t *testing.T) {
 		t.Fatalf("exit %d: %s", o.code, o.err)
 	}
 	j = jsonLines(t, o.out)[0]
-	if j["rows"].(float64) != 4000 || j["retries"].(float64) == 0 {
-		t.Errorf("with retries: rows %v retries %v", j["rows"], j["retries"])
+	if j["count"].(float64) != 4000 || j["retries"].(float64) == 0 {
+		t.Errorf("with retries: rows %v retries %v", j["count"], j["retries"])
 	}
 }
 

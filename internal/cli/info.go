@@ -15,6 +15,7 @@ import (
 	"litebench/internal/runner"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 	"litebench/internal/workload"
 )
 
@@ -123,11 +124,12 @@ SYNOPSIS
 	if err != nil {
 		return err
 	}
-	t := &report.Table{Headers: []string{"run", "started", "workload", "target", "status", "rows", "rows/s", "settings"},
+	t := &report.Table{Headers: []string{"run", "started", "workload", "target", "status", "count", "throughput", "settings"},
 		Right: []bool{false, false, false, false, false, true, true, false}}
 	for _, r := range rs {
+		h := r.Headline()
 		t.Rows = append(t.Rows, []string{r.RunID, r.StartedAt.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Target,
-			r.Status, strconv.FormatInt(r.Rows, 10), report.Num(r.RowsPerSecond), settings.FromMap(r.Settings).String()})
+			r.Status, strconv.FormatInt(r.Rows, 10), units.Format(h.Value, h.Unit), settings.FromMap(r.Settings).String()})
 	}
 	return t.Render(out, "table")
 }

@@ -28,8 +28,11 @@ func TestMixedCountsAndSeries(t *testing.T) {
 			reads := lat["read"].(map[string]any)["service"].(map[string]any)
 			writes := lat["write"].(map[string]any)["service"].(map[string]any)
 			nr, nw := reads["count"].(float64), writes["count"].(float64)
-			if nr+nw != 3000 {
-				t.Errorf("reads %v + writes %v != 3000", nr, nw)
+			if nr+nw != 3000 || j["count"].(float64) != 3000 {
+				t.Errorf("reads %v + writes %v != count %v != 3000", nr, nw, j["count"])
+			}
+			if v, u, _ := metric(j, "throughput"); u != "ops/s" || v != 3000/j["elapsed_seconds"].(float64) {
+				t.Errorf("headline %v %s, want 3000 ops in %vs", v, u, j["elapsed_seconds"])
 			}
 			for _, k := range []string{"min", "mean", "p50", "p75", "p90", "p95", "p99", "p999", "p9999", "max"} {
 				if _, ok := reads[k]; !ok {
@@ -41,7 +44,7 @@ func TestMixedCountsAndSeries(t *testing.T) {
 				t.Errorf("bench has %d rows, want 2000 + %v written", n, nw)
 			}
 			if _, ok := j["series"]; !ok {
-				t.Errorf("no time series in %v", j["extra"])
+				t.Errorf("no time series in %v", j["metrics"])
 			}
 		})
 	}
@@ -84,9 +87,8 @@ func TestOpenLoopReportsResponseAndRate(t *testing.T) {
 		t.Fatalf("exit %d: %s", o.code, o.err)
 	}
 	j := jsonLines(t, o.out)[0]
-	extra := j["extra"].(map[string]any)
-	if extra["wanted_ops_per_s"].(float64) != 400 {
-		t.Errorf("wanted rate %v", extra["wanted_ops_per_s"])
+	if v, u, _ := metric(j, "wanted_rate"); v != 400 || u != "ops/s" {
+		t.Errorf("wanted rate %v %s", v, u)
 	}
 	read := j["latency_us"].(map[string]any)["read"].(map[string]any)
 	if _, ok := read["response"]; !ok {
@@ -151,7 +153,12 @@ func TestWriterSingleAndMutex(t *testing.T) {
 		got := map[string]seen{}
 		for _, j := range jsonLines(t, o.out) {
 			e, _ := j["errors"].(map[string]any)
-			c, _ := j["extra"].(map[string]any)["connections_opened"].(float64)
+			var c float64
+			for _, m := range j["metrics"].([]any) {
+				if m := m.(map[string]any); m["name"] == "connections_opened" {
+					c = m["value"].(float64)
+				}
+			}
 			got[j["settings"].(map[string]any)[setting].(string)] = seen{e, c}
 		}
 		return got

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -151,4 +152,55 @@ func TestReportInBrowser(t *testing.T) {
 	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
 		t.Errorf("screenshot missing or empty: %v", err)
 	}
+}
+
+// Exports written before results carried their meaning (schema 1) import
+// upgraded: they export as schema 2, with the metrics, units and
+// directions that the same runs made today have.
+func TestImportUpgradesSchema1(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store.db")
+	fixture := filepath.Join("..", "results", "testdata", "schema1.jsonl")
+	if o := run(t, context.Background(), "import", "--store", store, fixture); o.code != 0 {
+		t.Fatalf("import exit %d: %s", o.code, o.err)
+	}
+	o := run(t, context.Background(), "export", "--all", "--store", store)
+	if o.code != 0 {
+		t.Fatalf("export exit %d: %s", o.code, o.err)
+	}
+	old := map[string]map[string]any{}
+	for _, j := range jsonLines(t, o.out) {
+		if j["schema"].(float64) != 2 {
+			t.Errorf("%v exported as schema %v", j["run_id"], j["schema"])
+		}
+		if _, ok := old[j["workload"].(string)]; !ok {
+			old[j["workload"].(string)] = j
+		}
+	}
+	for _, args := range [][]string{
+		{"insert", "--rows", "2000", "--batch", "100"},
+		{"scan", "--rows", "3000"},
+		{"mixed", "--rows", "500", "--count", "400", "--rate", "2000"},
+	} {
+		o := run(t, context.Background(), append(args, "--dir", dir, "--no-store", "--progress", "0", "--format", "json")...)
+		if o.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, o.code, o.err)
+		}
+		got, want := metricKinds(jsonLines(t, o.out)[0]), metricKinds(old[args[0]])
+		if got != want {
+			t.Errorf("%s: metrics today\n  %s\nupgraded from schema 1\n  %s", args[0], got, want)
+		}
+	}
+}
+
+// metricKinds lists a JSON line's metrics as name:unit:better, sorted.
+func metricKinds(j map[string]any) string {
+	var out []string
+	for _, x := range j["metrics"].([]any) {
+		m := x.(map[string]any)
+		better, _ := m["better"].(string)
+		out = append(out, m["name"].(string)+":"+m["unit"].(string)+":"+better)
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
 }

@@ -123,7 +123,7 @@ func cmdSelfcheck(ctx context.Context, args []string, out, errw io.Writer) error
 			if r.Status != "ok" {
 				return 0, fmt.Errorf("litebench %s pass %d: %s %s", wl, pass, r.Status, r.Error)
 			}
-			return r.RowsPerSecond, nil
+			return r.Headline().Value, nil
 		}
 	}
 	insertParams := map[string]string{"rows": n, "schema": "bench", "workers": "1", "seed": "1"}

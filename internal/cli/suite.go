@@ -343,8 +343,8 @@ func scanTable(rs []*results.Result) *report.Table {
 			v = "NO: " + r.Error
 		}
 		t.Rows = append(t.Rows, []string{r.Target, strconv.FormatInt(r.Rows, 10),
-			fmt.Sprintf("%sµs", report.Num(r.Extra["time_to_query_us"])), fmt.Sprintf("%sµs", report.Num(r.Extra["first_row_us"])),
-			report.Num(r.Extra["us_per_row"]), report.Num(r.RowsPerSecond), v})
+			fmt.Sprintf("%sµs", report.Num(figure(r, "query_returned"))), fmt.Sprintf("%sµs", report.Num(figure(r, "first_row"))),
+			report.Num(figure(r, "per_row")), report.Num(r.RowsPerSecond), v})
 	}
 	return t
 }

@@ -80,8 +80,9 @@ func (y *synth) results(t *testing.T, section string, steps []step, targets ...s
 			Settings: c.Settings.Map(), Params: c.Params, Label: c.Label, Status: results.StatusOK,
 			StartedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Command: c.Command,
 			Rows: int64(1000 * i), Elapsed: 0.5 + 0.25*f,
-			Extra: map[string]float64{"time_to_query_us": 40 + 3*f, "first_row_us": 2 + f, "us_per_row": 0.05 * f,
-				"table_rows_before": 1000 * f, "table_rows_after": 1000*f + 500, "wanted_ops_per_s": 1000}}
+			Section: c.Section, Metrics: []results.Metric{{Name: "query_returned", Unit: "µs", Value: 40 + 3*f}, {Name: "first_row", Unit: "µs", Value: 2 + f},
+				{Name: "per_row", Unit: "µs", Value: 0.05 * f}, {Name: "table_rows_before", Unit: "rows", Value: 1000 * f},
+				{Name: "table_rows_after", Unit: "rows", Value: 1000*f + 500}, {Name: results.WantedRate, Unit: "ops/s", Value: 1000}}}
 		if i%7 != 3 {
 			r.RowsPerSecond = float64(r.Rows) / r.Elapsed
 		}

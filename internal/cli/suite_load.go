@@ -260,15 +260,15 @@ func limitsTable(label string, r *results.Result, notes []string) *report.Table 
 	tb := &report.Table{Title: fmt.Sprintf("Seed 004 %s on %s", label, r.Target),
 		Headers: []string{"", "value"}, Right: []bool{false, true}}
 	add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
-	add("account rows before", report.Num(r.Extra["table_rows_before"]))
-	add("account rows after", report.Num(r.Extra["table_rows_after"]))
+	add("account rows before", report.Num(figure(r, "table_rows_before")))
+	add("account rows after", report.Num(figure(r, "table_rows_after")))
 	add("test duration", fmt.Sprintf("%.3fs", r.Elapsed))
 	var n int64
 	for _, o := range r.Ops {
 		n += o.Count
 	}
 	add("executed queries", strconv.FormatInt(n, 10))
-	add("wanted queries rate", report.Num(r.Extra["wanted_ops_per_s"])+"/s")
+	add("wanted queries rate", report.Num(figure(r, results.WantedRate))+"/s")
 	add("actual queries rate", report.Num(float64(n)/max(r.Elapsed, 1e-9))+"/s")
 	add("errors", report.ErrorCell(r.ErrorTotals()))
 	for _, o := range r.Ops {
@@ -435,4 +435,10 @@ func turriateTable(steps []step, rs []*results.Result) *report.Table {
 	tb.Notes = append(tb.Notes, "Every response is checked (status 200, body length); a mismatch is an error. The built-in client runs in the same process as the server, like hey on the seed's laptop; 'scripts/compare-loadgen' checks it against wrk and hey.",
 		"'direct' runs on zombie unless --target names a direct-API target; the other steps on --target (default mattn).")
 	return tb
+}
+
+// figure is r's metric called name, or 0 when it has none.
+func figure(r *results.Result, name string) float64 {
+	v, _ := r.Metric(name)
+	return v
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"litebench/internal/units"
 )
 
 // Histogram bounds: nanoseconds from 1 ns to 10 minutes, 3 significant
@@ -363,19 +365,16 @@ func Summarise(h *hdr.Histogram) Dist {
 	if h == nil || h.TotalCount() == 0 {
 		return d
 	}
-	us := func(v int64) float64 { return Round3(float64(v) / 1e3) }
+	us := func(v int64) float64 { return units.Round3(float64(v) / 1e3) }
 	d.Count = h.TotalCount()
 	d.Min = us(h.Min())
 	d.Max = us(h.Max())
-	d.Mean = Round3(h.Mean() / 1e3)
+	d.Mean = units.Round3(h.Mean() / 1e3)
 	for _, p := range Percentiles {
 		d.P[PercentileKey(p)] = us(h.ValueAtQuantile(p))
 	}
 	return d
 }
-
-// Round3 rounds to three decimals, as every reported figure is.
-func Round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
 // SortedErrorKinds returns the keys of m in a stable order.
 func SortedErrorKinds(m map[string]int64) []string {
@@ -385,24 +384,4 @@ func SortedErrorKinds(m map[string]int64) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// EncodeHist encodes h in HdrHistogram's V2 compressed, base64 form.
-func EncodeHist(h *hdr.Histogram) string {
-	if h == nil || h.TotalCount() == 0 {
-		return ""
-	}
-	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// DecodeHist decodes a histogram written by EncodeHist.
-func DecodeHist(s string) (*hdr.Histogram, error) {
-	if s == "" {
-		return NewHistogram(), nil
-	}
-	return hdr.Decode([]byte(s))
 }

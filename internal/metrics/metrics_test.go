@@ -54,20 +54,6 @@ func TestObserveNCountsRows(t *testing.T) {
 	}
 }
 
-func TestHistRoundTrip(t *testing.T) {
-	h := NewHistogram()
-	for i := int64(1); i < 5000; i += 7 {
-		h.RecordValue(i * 1000)
-	}
-	got, err := DecodeHist(EncodeHist(h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Equals(h) {
-		t.Error("histogram changed in round trip")
-	}
-}
-
 func TestUnusedOpsLeftOut(t *testing.T) {
 	m := Merge(Ops{"a", "b"}, []*Recorder{NewRecorder(Ops{"a", "b"})})
 	if len(m) != 0 {

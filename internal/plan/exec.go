@@ -35,7 +35,9 @@ func (e Executor) Execute(ctx context.Context, cells []Cell) ([]*results.Result,
 			break
 		}
 		sp := cells[i].Spec
-		sp.Name = sp.Label
+		if sp.Name == "" {
+			sp.Name = sp.Label
+		}
 		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(cells), sp.Label)
 		if e.Start != nil {
 			if err := e.Start(&sp); err != nil {

@@ -29,7 +29,7 @@ func (f *fakeRunner) run(ctx context.Context, sp runner.Spec) *results.Result {
 	if f.after != nil {
 		f.after(len(f.ran))
 	}
-	return &results.Result{RunID: sp.RunID, SweepID: sp.SweepID, Label: sp.Name, Status: st}
+	return &results.Result{RunID: sp.RunID, SweepID: sp.SweepID, Section: sp.Section, Label: sp.Name, Status: st}
 }
 
 func cellsOf(t *testing.T, n int) []Cell {
@@ -241,7 +241,7 @@ func TestSuiteRun(t *testing.T) {
 	var ids, labels []string
 	for _, r := range s.Results {
 		ids = append(ids, r.RunID)
-		labels = append(labels, r.Label)
+		labels = append(labels, r.Section+": "+r.Label)
 	}
 	if strings.Join(ids, " ") != "s.1 s.2 s.3 s.4" {
 		t.Errorf("run ids %v", ids)

@@ -67,6 +67,7 @@ func StepCells(suite string, ids *IDs, steps []Step) ([]Cell, error) {
 		cells = append(cells, Cell{Params: params, Spec: runner.Spec{
 			RunID: ids.Next(), SweepID: ids.Sweep(),
 			Workload: w, Target: t, Settings: set,
+			Section: st.Section, Name: fmt.Sprintf("%s (%s)", st.Label, t.Name()),
 			Label:   fmt.Sprintf("%s: %s (%s)", st.Section, st.Label, t.Name()),
 			Command: stepCommand(suite, t.Name(), st),
 		}})

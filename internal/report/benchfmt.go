@@ -12,24 +12,36 @@ import (
 // WriteBenchfmt writes rs in the Go benchmark format, so benchstat can
 // compare litebench runs: one line per run, named
 // Benchmark<Workload>/target=…/<key>=<value> for every varying setting or
-// parameter, with the run's rows as the iteration count, ns/op per row, and
-// rows/s plus per-op percentiles as extra units.
+// parameter, with what the headline counts (rows, operations, requests) as
+// the iteration count, ns/op per one of them, the headline in its own unit
+// and per-op percentiles as extra units. Configuration lines (machine, and
+// the engine's version under the engine's name, e.g. "sqlite: 3.51.0")
+// describe the results after them: one is written again whenever its value
+// changes, so each result has its own.
 func WriteBenchfmt(w io.Writer, rs []*results.Result) error {
 	var b strings.Builder
-	if len(rs) > 0 {
-		e := rs[0].Env
-		fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: litebench\n", e.OS, e.Arch)
-		if e.CPUModel != "" {
-			fmt.Fprintf(&b, "cpu: %s\n", e.CPUModel)
-		}
-		fmt.Fprintf(&b, "sqlite: %s\n", rs[0].SQLite)
-	}
-	keys := results.VaryingKeys(rs, SettingOrder)
+	keys := results.VaryingKeys(rs)
 	params := results.VaryingParams(rs)
+	last := map[string]string{}
+	config := func(k, v string) {
+		if v != "" && last[k] != v {
+			fmt.Fprintf(&b, "%s: %s\n", k, v)
+			last[k] = v
+		}
+	}
 	for _, r := range rs {
 		if r.Status != results.StatusOK || r.Rows == 0 {
 			continue
 		}
+		config("goos", r.Env.OS)
+		config("goarch", r.Env.Arch)
+		config("pkg", "litebench")
+		config("cpu", r.Env.CPUModel)
+		engine := r.Engine
+		if engine == "" {
+			engine = "engine"
+		}
+		config(engine, r.EngineVersion)
 		name := "Benchmark" + title(r.Workload) + "/target=" + nameValue(r.Target)
 		for _, p := range params {
 			name += "/" + p + "=" + nameValue(r.Params[p])
@@ -37,8 +49,12 @@ func WriteBenchfmt(w io.Writer, rs []*results.Result) error {
 		for _, k := range keys {
 			name += "/" + k + "=" + nameValue(r.Settings[k])
 		}
-		nsPerRow := r.Elapsed * 1e9 / float64(r.Rows)
-		fmt.Fprintf(&b, "%s %d %.1f ns/op %.0f rows/s", name, r.Rows, nsPerRow, r.RowsPerSecond)
+		h := r.Headline()
+		nsPer := r.Elapsed * 1e9 / float64(r.Rows)
+		fmt.Fprintf(&b, "%s %d %.1f ns/op", name, r.Rows, nsPer)
+		if h.Unit != "" {
+			fmt.Fprintf(&b, " %.0f %s", h.Value, h.Unit)
+		}
 		for _, op := range r.Ops {
 			if op.Count == 0 {
 				continue

@@ -8,25 +8,13 @@ import (
 
 	"litebench/internal/results"
 	"litebench/internal/stats"
+	"litebench/internal/units"
 )
 
-// Field reads a run's value of a field: "target", "workload", a setting or
-// a parameter.
-func Field(r *results.Result, k string) (string, bool) {
-	switch k {
-	case "target":
-		return r.Target, true
-	case "workload":
-		return r.Workload, true
-	case "sqlite_version":
-		return r.SQLite, true
-	}
-	if v, ok := r.Settings[k]; ok {
-		return v, true
-	}
-	v, ok := r.Params[k]
-	return v, ok
-}
+// Field reads a run's value of a field: a label (target, workload,
+// engine, client, placement, a setting or a parameter), section or a
+// version (see results.Result.Get).
+func Field(r *results.Result, k string) (string, bool) { return r.Get(k) }
 
 // Cond is one "key=value" of --where / --vs.
 type Cond struct{ Key, Value string }
@@ -79,8 +67,10 @@ type metric struct {
 }
 
 func metricsOf(rs []*results.Result) []metric {
-	unit := HeadlineName(rs)
-	ms := []metric{{unit, true, func(r *results.Result) (float64, bool) { return r.Throughput(), r.Status == results.StatusOK }}}
+	higher := len(rs) == 0 || rs[0].Headline().Better != units.Lower
+	ms := []metric{{HeadlineName(rs), higher, func(r *results.Result) (float64, bool) {
+		return r.Headline().Value, r.Status == results.StatusOK
+	}}}
 	seen := map[string]bool{}
 	for _, r := range rs {
 		for _, o := range r.Ops {

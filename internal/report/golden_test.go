@@ -14,6 +14,8 @@ import (
 
 	"litebench/internal/metrics"
 	"litebench/internal/results"
+	"litebench/internal/runner"
+	"litebench/internal/units"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -43,20 +45,28 @@ func synthetic(n int) []*results.Result {
 		if c%3 == 0 {
 			rec.Error(1, "busy")
 		}
-		ops := results.OpsFromMetrics(metrics.Merge(metrics.Ops{"read", "write"}, []*metrics.Recorder{rec}))
+		ops := runner.ToOps(metrics.Merge(metrics.Ops{"read", "write"}, []*metrics.Recorder{rec}))
+		var done int64
+		for _, o := range ops {
+			done += o.Count
+		}
 		r := &results.Result{
-			RunID: fmt.Sprintf("sweep1.%d", i+1), SweepID: "sweep1", Workload: "mixed", Target: t, SQLite: "3.50.4",
-			Settings:  map[string]string{"journal": j, "pool": p, "sync": "normal"},
-			Params:    map[string]string{"readers": "4", "writers": "1", "rate": "1000"},
-			Repeat:    rep,
+			Schema: results.SchemaVersion, RunID: fmt.Sprintf("sweep1.%d", i+1), SweepID: "sweep1", Repeat: rep,
+			Workload: "mixed", Target: t, Engine: "sqlite", Client: t, Placement: "in-process",
+			Settings:      map[string]string{"journal": j, "pool": p, "sync": "normal"},
+			Params:        map[string]string{"readers": "4", "writers": "1", "rate": "1000"},
+			Order:         []string{"rate", "readers", "writers", "journal", "sync", "pool"},
+			EngineVersion: "3.50.4", ClientVersion: "v1.0." + fmt.Sprint(c%2),
 			Status:    results.StatusOK,
 			StartedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC),
-			Rows:      int64(base * 2), Elapsed: 2, RowsPerSecond: base,
-			Extra:   map[string]float64{"wanted_ops_per_s": 1000},
+			Rows:      done, Elapsed: 2,
+			Metrics: []results.Metric{{Name: results.WantedRate, Unit: units.OpsPerSecond, Value: 1000},
+				{Name: results.WALSize, Unit: units.ByteSize, Value: float64(5 * (c + 1) * 4096)}},
 			Ops:     ops,
 			Command: fmt.Sprintf("litebench mixed --target %s --journal %s --pool %s", t, j, p),
 			Env:     results.Env{Target: t, API: "database/sql", OS: "linux", Arch: "amd64", CPUModel: "Synthetic CPU", Cores: 2, GOMAXPROCS: 2, GoVersion: "go1.26", Litebench: "test"},
 		}
+		r.SetHeadline(results.Metric{Name: results.Throughput, Unit: units.OpsPerSecond, Value: float64(done) / r.Elapsed, Better: units.Higher})
 		for s := 0; s < 5; s++ {
 			r.Series = append(r.Series, results.Point{T: float64(s + 1), Rows: int64(s * 100),
 				OpsPerS: map[string]float64{"read": base * 0.9, "write": base * 0.1}, P99us: map[string]float64{"read": float64(10 + s)},
@@ -86,7 +96,6 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestGoldenFormats(t *testing.T) {
-	SettingOrder = []string{"journal", "sync", "pool"}
 	rs := synthetic(16)
 	for _, f := range []string{"markdown", "csv", "json"} {
 		var b bytes.Buffer
@@ -103,7 +112,6 @@ func TestGoldenFormats(t *testing.T) {
 // The page embeds the same data the golden file holds, and draws a bar per
 // cell and a curve per cell and op kind.
 func TestHTMLEmbedsDataAndCharts(t *testing.T) {
-	SettingOrder = []string{"journal", "sync", "pool"}
 	rs := synthetic(16)
 	var b bytes.Buffer
 	if err := WriteHTML(&b, rs, "synthetic"); err != nil {
@@ -186,5 +194,59 @@ func BenchmarkHTMLReport1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(buf.Len())/1e6, "MB")
+	}
+}
+
+// fixture reads runs litebench wrote in schema 1 (taken from real runs: two
+// inserts on drivers of different SQLite versions, a scan, an open-loop
+// mixed run, two HTTP strategies and three steps of the quick suite),
+// upgraded as they are read.
+func fixture(t *testing.T) []*results.Result {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "results", "testdata", "schema1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []*results.Result
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		r, err := results.UnmarshalJSONLine(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// The text table, benchfmt and the HTML page of each kind of sweep, byte
+// for byte.
+func TestGoldenPages(t *testing.T) {
+	fx := fixture(t)
+	sets := []struct {
+		name string
+		rs   []*results.Result
+	}{
+		{"sweep", synthetic(16)}, // repeated cells: medians
+		{"load", synthetic(8)},   // single runs of an operation workload
+		{"rows", fx[0:3]},        // row workloads with their own figures
+		{"open", fx[3:4]},        // an open-loop run
+		{"control", fx[4:6]},     // strategies against their control
+		{"suite", fx[6:9]},       // suite steps in sections
+		{"fixture", fx},          // everything at once
+	}
+	for _, s := range sets {
+		var tb, bf, page bytes.Buffer
+		if err := Write(&tb, s.rs, "table"); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, s.name+".txt", tb.Bytes())
+		if err := WriteBenchfmt(&bf, s.rs); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, s.name+".bench", bf.Bytes())
+		if err := WriteHTML(&page, s.rs, "litebench: "+s.name); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, s.name+".html", page.Bytes())
 	}
 }

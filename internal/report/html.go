@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"litebench/internal/results"
+	"litebench/internal/units"
 )
 
 // HTMLMarker starts every report litebench writes; litebench overwrites
@@ -80,7 +81,7 @@ func WriteHTML(w io.Writer, rs []*results.Result, title string) error {
 		}{
 			{"throughput (operations, or rows, per second)", func(s SeriesRun) [][2]float64 { return s.Ops }, Num},
 			{"p99 latency (µs), worst op kind", func(s SeriesRun) [][2]float64 { return s.P99 }, Num},
-			{"WAL size", func(s SeriesRun) [][2]float64 { return s.WAL }, func(v float64) string { return Bytes(int64(v)) }},
+			{"WAL size", func(s SeriesRun) [][2]float64 { return s.WAL }, func(v float64) string { return units.Bytes(int64(v)) }},
 		} {
 			var lines []line
 			for i, s := range d.Series {
@@ -211,7 +212,7 @@ func barChart(d HTMLData) string {
 				bx, y(c.Median), bw, y(0)-y(c.Median), fill, stroke, html.EscapeString(c.Label), Num(c.Median), d.Unit, c.N, ciTitle(c))
 			if named {
 				lx, ly := bx+bw/2+3, chartH-padB+26
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" transform="rotate(55 %.1f %d)">%s</text>`, lx, ly, lx, ly, html.EscapeString(shorten(sectionStep(c.Label), 24)))
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" transform="rotate(55 %.1f %d)">%s</text>`, lx, ly, lx, ly, html.EscapeString(shorten(c.Step, 24)))
 			}
 			if c.N > 1 {
 				cx := bx + bw/2
@@ -236,8 +237,6 @@ func barChart(d HTMLData) string {
 		label := c.Label
 		switch d.GroupBy {
 		case "":
-		case "section":
-			_, label, _ = strings.Cut(label, ": ")
 		case "target":
 			label = strings.TrimSpace(strings.Replace(label, c.Target, "", 1))
 		default:
@@ -249,14 +248,6 @@ func barChart(d HTMLData) string {
 	}
 	b.WriteString("</svg>")
 	return b.String()
-}
-
-// sectionStep is the step of a "section: step" label.
-func sectionStep(label string) string {
-	if _, step, ok := strings.Cut(label, ": "); ok {
-		return step
-	}
-	return label
 }
 
 // lastField is c's value of the grouping field.

@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/metrics"
+	"litebench/internal/histcodec"
 	"litebench/internal/results"
+	"litebench/internal/units"
 )
 
 // HTMLData is everything the HTML report shows, computed from the runs
@@ -27,7 +28,10 @@ type HTMLData struct {
 
 // HTMLCell is one row of the sweep table and one bar.
 type HTMLCell struct {
-	Label    string    `json:"label"`
+	Label string `json:"label"`
+	// Section and Step are a suite step's section and own label.
+	Section  string    `json:"section,omitempty"`
+	Step     string    `json:"step,omitempty"`
 	Workload string    `json:"workload"`
 	Target   string    `json:"target"`
 	Fields   []string  `json:"fields"`
@@ -98,10 +102,10 @@ const (
 // BuildHTMLData computes the report's content.
 func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 	d := HTMLData{Title: title, Unit: HeadlineName(rs)}
-	keys := results.VaryingKeys(rs, SettingOrder)
+	keys := results.VaryingKeys(rs)
 	params := results.VaryingParams(rs)
 	// A field is a column only if it takes two values among the runs that
-	// have it (a scan has no --workers: that alone does not make it vary).
+	// have it (a parameter one workload lacks does not vary by that alone).
 	for _, f := range append(append([]string(nil), params...), keys...) {
 		seen := map[string]bool{}
 		for _, r := range rs {
@@ -147,10 +151,16 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 			}
 		}
 		hc.Label = strings.Join(parts, " ")
+		if r0.Section != "" {
+			hc.Section, hc.Step = r0.Section, r0.Label
+		}
 		if (len(d.Columns) > 3 || hc.Label == "") && r0.Label != "" {
 			// Many fields vary (a suite of sections): the run's own name
 			// reads better than a list of fields.
 			hc.Label = r0.Label
+			if r0.Section != "" {
+				hc.Label = r0.Section + ": " + r0.Label
+			}
 		}
 		if hc.Label == "" {
 			hc.Label = r0.Workload + " " + r0.Target
@@ -184,17 +194,17 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 		hc.Errors = ErrorCell(f.errs)
 		d.Cells = append(d.Cells, hc)
 	}
-	// A suite names its runs "section: step": its sections are the groups.
+	// A suite's steps are grouped by their sections.
 	sections := len(d.Cells) > 0 && len(d.Columns) > 3
 	for _, c := range d.Cells {
-		if !strings.Contains(c.Label, ": ") {
+		if c.Section == "" {
 			sections = false
 		}
 	}
 	if sections {
 		d.GroupBy = "section"
 		for i := range d.Cells {
-			d.Cells[i].Group, _, _ = strings.Cut(d.Cells[i].Label, ": ")
+			d.Cells[i].Group = d.Cells[i].Section
 		}
 	}
 	// Best throughput per group.
@@ -250,7 +260,7 @@ func buildCurves(cs []results.Cell, cells []HTMLCell) []CurveSet {
 			if o.RespHist != "" {
 				enc, kind = o.RespHist, "response"
 			}
-			h, err := metrics.DecodeHist(enc)
+			h, err := histcodec.Decode(enc)
 			if err != nil || h.TotalCount() == 0 {
 				continue
 			}
@@ -272,7 +282,7 @@ func buildCurves(cs []results.Cell, cells []HTMLCell) []CurveSet {
 				default:
 					v = h.ValueAtQuantile(p)
 				}
-				cv.Points = append(cv.Points, [2]float64{p, metrics.Round3(float64(v) / 1e3)})
+				cv.Points = append(cv.Points, [2]float64{p, units.Round3(float64(v) / 1e3)})
 			}
 			out[i].Lines = append(out[i].Lines, cv)
 		}
@@ -305,7 +315,7 @@ func buildSeries(rs []*results.Result, cs []results.Cell, cells []HTMLCell) []Se
 				tot += v
 			}
 			if len(p.OpsPerS) == 0 {
-				// Workloads without live recorders (insert, scan): rows per
+				// Runs without live recorders: the progress count per
 				// second between samples.
 				tot = math.NaN()
 				if p.T > prevT {

@@ -18,20 +18,12 @@ func Repeated(rs []*results.Result) bool {
 	return false
 }
 
-// HeadlineName names Throughput's unit for rs.
-func HeadlineName(rs []*results.Result) string {
-	if IsLoad(rs) {
-		return "ops/s"
-	}
-	return "rows/s"
-}
-
 // RepeatTable is one row per cell: the median of its repetitions with a
 // 95% confidence interval, the spread, and a warning beside any cell whose
 // repetitions disagree by more than the differences it might be used to
 // claim.
 func RepeatTable(rs []*results.Result) *Table {
-	keys := results.VaryingKeys(rs, SettingOrder)
+	keys := results.VaryingKeys(rs)
 	params := results.VaryingParams(rs)
 	unit := HeadlineName(rs)
 	t := &Table{Title: "Medians of repeated runs (95% confidence interval of the median; spread = (max-min)/median)"}
@@ -72,7 +64,7 @@ func sep(s string) string {
 
 // cellFigures summarise the runs of one cell that finished ok.
 type cellFigures struct {
-	tp       stats.Summary // headline throughput
+	tp       stats.Summary // headline
 	op       string        // the main op kind ("" if none ran)
 	p50, p99 float64       // medians of its felt latency, µs
 	errs     map[string]int64
@@ -85,7 +77,7 @@ func summariseCell(c results.Cell) cellFigures {
 		if r.Status != results.StatusOK {
 			continue
 		}
-		tp = append(tp, r.Throughput())
+		tp = append(tp, r.Headline().Value)
 		if op := MainOp(r); op != nil && op.Count > 0 {
 			f.op = op.Name
 			l := op.Felt()

@@ -6,13 +6,13 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"litebench/internal/results"
+	"litebench/internal/units"
 )
 
 // Formats lists the output formats.
@@ -168,24 +168,11 @@ func (t *Table) csv(w io.Writer) error {
 	return cw.Error()
 }
 
-// Num formats a figure with at most 3 significant decimals for small
-// values and none for large ones.
-func Num(f float64) string {
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
-		return "-"
-	case f == 0:
-		return "0"
-	case math.Abs(f) >= 1000:
-		return strconv.FormatFloat(math.Round(f), 'f', 0, 64)
-	case math.Abs(f) >= 100:
-		return strconv.FormatFloat(f, 'f', 1, 64)
-	case math.Abs(f) >= 1:
-		return strconv.FormatFloat(f, 'f', 2, 64)
-	default:
-		return strconv.FormatFloat(f, 'f', 3, 64)
-	}
-}
+// Num is units.Num, for the tables' callers.
+func Num(f float64) string { return units.Num(f) }
+
+// Bytes is units.Bytes, for the tables' callers.
+func Bytes(n int64) string { return units.Bytes(n) }
 
 // MainOp is the op a result's summary columns describe: the first op with
 // successful operations.
@@ -220,38 +207,79 @@ func ErrorCell(m map[string]int64) string {
 	return strings.Join(parts, " ")
 }
 
-// extras shown as columns when any result has them, in this order.
-var extraCols = []struct{ key, head string }{
-	{"time_to_query_us", "query returned µs"},
-	{"first_row_us", "first row µs"},
-	{"us_per_row", "µs/row"},
-	{"vacuum_seconds", "vacuum s"},
+// rated are the figures of merit of rs besides the headline (metrics
+// with a direction), in order of first appearance: the summary's extra
+// columns.
+func rated(rs []*results.Result) []results.Metric {
+	var out []results.Metric
+	seen := map[string]bool{}
+	for _, r := range rs {
+		for _, m := range r.Metrics[min(1, len(r.Metrics)):] {
+			if m.Better != units.None && !seen[m.Name] {
+				seen[m.Name] = true
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
-// SettingOrder is the display order of setting keys; the CLI sets it from
-// the settings package so that this package depends on results only.
-var SettingOrder []string
+// metricHeader names a metric's column: "first row µs".
+func metricHeader(m results.Metric) string {
+	return strings.TrimSpace(strings.ReplaceAll(m.Name, "_", " ") + " " + m.Unit)
+}
+
+// headlineUnit is the unit of every run's headline, or "" when they differ.
+func headlineUnit(rs []*results.Result) string {
+	u := ""
+	for i, r := range rs {
+		if h := r.Headline().Unit; i == 0 {
+			u = h
+		} else if h != u {
+			return ""
+		}
+	}
+	return u
+}
+
+// HeadlineName names the headline column of rs: the unit every run's
+// headline shares, or "throughput" when they differ.
+func HeadlineName(rs []*results.Result) string {
+	if u := headlineUnit(rs); u != "" {
+		return u
+	}
+	return results.Throughput
+}
+
+// headlineCell renders r's headline in a column named by HeadlineName:
+// with its unit when the column mixes units.
+func headlineCell(r *results.Result, mixed bool) string {
+	h := r.Headline()
+	if mixed {
+		return units.Format(h.Value, h.Unit)
+	}
+	return Num(h.Value)
+}
 
 // Summary builds the one-row-per-run table: identifying columns (target,
 // and every setting or parameter that varies), then the figures.
 func Summary(rs []*results.Result) *Table {
 	t := &Table{}
-	keys := results.VaryingKeys(rs, SettingOrder)
+	keys := results.VaryingKeys(rs)
 	params := results.VaryingParams(rs)
 	t.Headers = append(t.Headers, "workload", "target")
 	t.Right = append(t.Right, false, false)
 	t.identHeaders(params, keys)
-	t.Headers = append(t.Headers, "status", "rows", "seconds", "rows/s", "op", "p50 µs", "p99 µs", "max µs", "errors", "retries")
+	unit := headlineUnit(rs)
+	count, rate := units.Count(unit), unit
+	if unit == "" {
+		count, rate = "count", results.Throughput
+	}
+	t.Headers = append(t.Headers, "status", count, "seconds", rate, "op", "p50 µs", "p99 µs", "max µs", "errors", "retries")
 	t.Right = append(t.Right, false, true, true, true, false, true, true, true, false, true)
-	var extras []int
-	for i, e := range extraCols {
-		for _, r := range rs {
-			if _, ok := r.Extra[e.key]; ok {
-				extras = append(extras, i)
-				t.Headers, t.Right = append(t.Headers, e.head), append(t.Right, true)
-				break
-			}
-		}
+	extras := rated(rs)
+	for _, m := range extras {
+		t.Headers, t.Right = append(t.Headers, metricHeader(m)), append(t.Right, true)
 	}
 	for _, r := range rs {
 		row := []string{r.Workload, r.Target}
@@ -262,10 +290,10 @@ func Summary(rs []*results.Result) *Table {
 			l := op.Felt()
 			opName, p50, p99, max = op.Name, Num(l["p50"]), Num(l["p99"]), Num(l["max"])
 		}
-		row = append(row, r.Status, strconv.FormatInt(r.Rows, 10), Num(r.Elapsed), Num(r.RowsPerSecond),
+		row = append(row, r.Status, strconv.FormatInt(r.Rows, 10), Num(r.Elapsed), headlineCell(r, unit == ""),
 			opName, p50, p99, max, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10))
-		for _, i := range extras {
-			if v, ok := r.Extra[extraCols[i].key]; ok {
+		for _, m := range extras {
+			if v, ok := r.Metric(m.Name); ok {
 				row = append(row, Num(v))
 			} else {
 				row = append(row, "-")
@@ -304,27 +332,51 @@ func identValues(row []string, r *results.Result, params, keys []string) []strin
 	return row
 }
 
-// IsLoad reports whether every run is an operation workload (read, write,
-// mixed, http): their table shows rates per op kind instead of rows.
-func IsLoad(rs []*results.Result) bool {
+// countsOps reports whether every run's headline counts the operations it
+// recorded (a rate of operations or requests, not of rows): their table
+// shows the rate of each op kind.
+func countsOps(rs []*results.Result) bool {
 	for _, r := range rs {
-		if r.Op("read") == nil && r.Op("write") == nil && r.Op("request") == nil {
-			return false
-		}
-		if r.Workload == "insert" || r.Workload == "scan" || r.Workload == "paginate" {
+		if u := r.Headline().Unit; !units.IsRate(u) || u == units.RowsPerSecond {
 			return false
 		}
 	}
 	return len(rs) > 0
 }
 
-// LoadSummary is the one-row-per-run table of operation workloads, in the
-// shape of seed 001's ("read: 193130, write: 0, total: 193130") with
-// latency beside it: response time under a target rate, service time in
-// closed loop.
+// controlKey identifies the control runs of r (or, for a control run, the
+// runs it is the control of) by the labels its control matches on.
+func controlKey(r *results.Result) string {
+	k := r.Workload + "|" + r.Control.Key + "=" + r.Control.Value
+	for _, m := range r.Control.Match {
+		v, _ := r.Get(m)
+		k += "|" + m + "=" + v
+	}
+	return k
+}
+
+// controlRates are the headlines of the control runs among rs, by
+// controlKey.
+func controlRates(rs []*results.Result) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range rs {
+		if r.Control == nil || r.Elapsed <= 0 {
+			continue
+		}
+		if v, _ := r.Get(r.Control.Key); v == r.Control.Value {
+			out[controlKey(r)] = r.Headline().Value
+		}
+	}
+	return out
+}
+
+// LoadSummary is the one-row-per-run table of runs whose headline counts
+// their operations: the rate of each op kind and their total, in the shape
+// of seed 001's output, with latency beside it: response time under a
+// target rate, service time in closed loop.
 func LoadSummary(rs []*results.Result) *Table {
 	t := &Table{}
-	keys := results.VaryingKeys(rs, SettingOrder)
+	keys := results.VaryingKeys(rs)
 	params := results.VaryingParams(rs)
 	t.Headers = append(t.Headers, "workload", "target")
 	t.Right = append(t.Right, false, false)
@@ -339,7 +391,7 @@ func LoadSummary(rs []*results.Result) *Table {
 				names = append(names, o.Name)
 			}
 		}
-		if _, ok := r.Extra["wanted_ops_per_s"]; ok {
+		if _, ok := r.Metric(results.WantedRate); ok {
 			open = true
 		}
 	}
@@ -360,17 +412,17 @@ func LoadSummary(rs []*results.Result) *Table {
 		t.Headers = append(t.Headers, n+" p50 µs", n+" p99 µs")
 		t.Right = append(t.Right, true, true)
 	}
-	// HTTP sweeps with the file control get each strategy's ratio to it.
-	fileRate := map[string]float64{}
-	for _, r := range rs {
-		if r.Workload == "http" && r.Params["strategy"] == "file" && r.Elapsed > 0 {
-			if o := r.Op("request"); o != nil {
-				fileRate[r.Params["concurrency"]+"/"+r.Params["rate"]] = float64(o.Count) / r.Elapsed
+	// Runs of a workload with a control get their ratio to it.
+	control := controlRates(rs)
+	if len(control) > 0 {
+		name := ""
+		for _, r := range rs {
+			if r.Control != nil {
+				name = r.Control.Value
+				break
 			}
 		}
-	}
-	if len(fileRate) > 0 {
-		t.Headers, t.Right = append(t.Headers, "vs file"), append(t.Right, true)
+		t.Headers, t.Right = append(t.Headers, "vs "+name), append(t.Right, true)
 	}
 	t.Headers = append(t.Headers, "errors", "retries", "max WAL")
 	t.Right = append(t.Right, false, true, true)
@@ -388,7 +440,7 @@ func LoadSummary(rs []*results.Result) *Table {
 			total /= r.Elapsed
 		}
 		if open {
-			if v, ok := r.Extra["wanted_ops_per_s"]; ok {
+			if v, ok := r.Metric(results.WantedRate); ok {
 				row = append(row, Num(v), Num(total), strconv.FormatInt(late, 10))
 			} else {
 				row = append(row, "-", "-", "-")
@@ -413,11 +465,11 @@ func LoadSummary(rs []*results.Result) *Table {
 			l := o.Felt()
 			row = append(row, Num(l["p50"]), Num(l["p99"]))
 		}
-		if len(fileRate) > 0 {
+		if len(control) > 0 {
 			cell := "-"
-			if f := fileRate[r.Params["concurrency"]+"/"+r.Params["rate"]]; f > 0 && r.Elapsed > 0 {
-				if o := r.Op("request"); o != nil {
-					cell = fmt.Sprintf("%.0f%%", 100*float64(o.Count)/r.Elapsed/f)
+			if r.Control != nil && r.Elapsed > 0 {
+				if f := control[controlKey(r)]; f > 0 {
+					cell = fmt.Sprintf("%.0f%%", 100*r.Headline().Value/f)
 				}
 			}
 			row = append(row, cell)
@@ -441,34 +493,18 @@ func MaxWAL(r *results.Result) string {
 	for _, p := range r.Series {
 		m = max(m, p.WALBytes)
 	}
-	if v, ok := r.Extra["wal_bytes"]; ok {
+	if v, ok := r.Metric(results.WALSize); ok {
 		m = max(m, int64(v))
 	}
 	if m == 0 {
 		return "-"
 	}
-	return Bytes(m)
-}
-
-// Bytes formats a size in bytes: 512B, 4.0MB, 1.3GB.
-func Bytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	f := float64(n)
-	for _, u := range []string{"KB", "MB", "GB", "TB"} {
-		f /= unit
-		if f < unit {
-			return fmt.Sprintf("%.1f%s", f, u)
-		}
-	}
-	return fmt.Sprintf("%.1fPB", f/unit)
+	return units.Bytes(m)
 }
 
 // Operations builds the one-row-per-(run, op kind) latency table.
 func Operations(rs []*results.Result) *Table {
-	keys := results.VaryingKeys(rs, SettingOrder)
+	keys := results.VaryingKeys(rs)
 	params := results.VaryingParams(rs)
 	t := &Table{Title: "Latency per operation (µs; service time, or response time under a target rate)"}
 	t.Headers = append(t.Headers, "target")
@@ -504,7 +540,7 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 		return WriteBenchfmt(w, rs)
 	}
 	sum := Summary(rs)
-	if IsLoad(rs) {
+	if countsOps(rs) {
 		sum = LoadSummary(rs)
 	}
 	if Repeated(rs) {

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,22 +12,25 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"litebench/internal/results"
+	"litebench/internal/units"
 )
 
 func runs() []*results.Result {
 	mk := func(id, target, journal string, rps float64) *results.Result {
-		return &results.Result{RunID: id, Workload: "insert", Target: target, SQLite: "3.51.0",
-			Settings: map[string]string{"journal": journal, "batch": "1000"},
-			Params:   map[string]string{"rows": "1000"}, Status: results.StatusOK,
-			StartedAt: time.Unix(0, 0).UTC(), Rows: 1000, Elapsed: 1000 / rps, RowsPerSecond: rps,
+		r := &results.Result{Schema: results.SchemaVersion, RunID: id, Workload: "insert", Target: target, Engine: "sqlite", Client: target,
+			EngineVersion: map[string]string{"mattn": "3.51.0", "modernc": "3.50.4"}[target],
+			Settings:      map[string]string{"journal": journal, "batch": "1000"}, Order: []string{"rows", "journal", "batch"},
+			Params: map[string]string{"rows": "1000"}, Status: results.StatusOK,
+			StartedAt: time.Unix(0, 0).UTC(), Rows: 1000, Elapsed: 1000 / rps,
 			Ops: []results.Op{{Name: "insert", Count: 1000, Service: results.Latency{"p50": 2, "p99": 10, "max": 20, "mean": 3}}},
 			Env: results.Env{OS: "linux", Arch: "amd64", CPUModel: "Test CPU"}}
+		r.SetHeadline(results.Metric{Name: results.Throughput, Unit: units.RowsPerSecond, Value: rps, Better: units.Higher})
+		return r
 	}
 	return []*results.Result{mk("a", "mattn", "delete", 1000), mk("b", "mattn", "wal", 4000), mk("c", "modernc", "wal", 3000)}
 }
 
 func TestSummaryShowsOnlyVaryingSettings(t *testing.T) {
-	SettingOrder = []string{"journal", "batch"}
 	tb := Summary(runs())
 	h := strings.Join(tb.Headers, "|")
 	if !strings.Contains(h, "journal") || strings.Contains(h, "batch") {
@@ -37,7 +42,6 @@ func TestSummaryShowsOnlyVaryingSettings(t *testing.T) {
 }
 
 func TestCSVAndMarkdown(t *testing.T) {
-	SettingOrder = []string{"journal", "batch"}
 	var b bytes.Buffer
 	if err := Write(&b, runs(), "csv"); err != nil {
 		t.Fatal(err)
@@ -55,21 +59,18 @@ func TestCSVAndMarkdown(t *testing.T) {
 }
 
 // benchstat's reader must accept what we write, with every varying key as a
-// name part so it can pivot on it.
+// name part so it can pivot on it, the headline in its own unit, and each
+// run's own SQLite version in its configuration.
 func TestBenchfmtReadableByXPerf(t *testing.T) {
-	SettingOrder = []string{"journal", "batch"}
 	var b bytes.Buffer
 	if err := WriteBenchfmt(&b, runs()); err != nil {
 		t.Fatal(err)
 	}
-	rd := benchfmt.NewReader(&b, "litebench.txt")
-	n := 0
-	for rd.Scan() {
-		res, ok := rd.Result().(*benchfmt.Result)
-		if !ok {
-			continue
-		}
-		n++
+	rs := readBenchfmt(t, b.Bytes())
+	if len(rs) != 3 {
+		t.Fatalf("read %d results, want 3", len(rs))
+	}
+	for _, res := range rs {
 		name := string(res.Name)
 		if !strings.HasPrefix(name, "Insert/target=") || !strings.Contains(name, "/journal=") {
 			t.Errorf("name %q", name)
@@ -77,18 +78,79 @@ func TestBenchfmtReadableByXPerf(t *testing.T) {
 		if res.Iters != 1000 {
 			t.Errorf("iters %d", res.Iters)
 		}
-		v, ok := res.Value("rows/s")
-		if !ok || v <= 0 {
+		if v, ok := res.Value("rows/s"); !ok || v <= 0 {
 			t.Errorf("rows/s missing in %q", name)
 		}
 		if ns, ok := res.Value("sec/op"); !ok || ns <= 0 {
 			t.Errorf("sec/op missing in %q", name)
 		}
+		want := "3.51.0"
+		if strings.Contains(name, "modernc") {
+			want = "3.50.4"
+		}
+		if got := res.GetConfig("sqlite"); got != want {
+			t.Errorf("%s: sqlite %q, want %q", name, got, want)
+		}
+	}
+}
+
+// Every benchfmt golden file parses, and each result has its headline in
+// the unit its workload counts and its own engine version.
+func TestBenchfmtGoldensParse(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.bench"))
+	if len(files) < 5 {
+		t.Fatalf("%d golden benchfmt files", len(files))
+	}
+	wantUnit := map[string]string{"Insert": "rows/s", "Scan": "rows/s", "Mixed": "ops/s", "Http": "requests/s"}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, res := range readBenchfmt(t, b) {
+			name := string(res.Name)
+			w, _, _ := strings.Cut(name, "/")
+			n := 0
+			for _, u := range []string{"rows/s", "ops/s", "requests/s"} {
+				if _, ok := res.Value(u); ok {
+					n++
+					if u != wantUnit[w] {
+						t.Errorf("%s: %s in %s, want %s", f, name, u, wantUnit[w])
+					}
+				}
+			}
+			if n != 1 || res.GetConfig("sqlite") == "" {
+				t.Errorf("%s: %s has %d headlines, sqlite %q", f, name, n, res.GetConfig("sqlite"))
+			}
+		}
+	}
+	// The inserts of rows.bench ran on drivers of different SQLite versions.
+	b, _ := os.ReadFile(filepath.Join("testdata", "rows.bench"))
+	for _, res := range readBenchfmt(t, b) {
+		want := "3.54.1"
+		if strings.Contains(string(res.Name), "modernc") {
+			want = "3.53.4"
+		}
+		if got := res.GetConfig("sqlite"); got != want {
+			t.Errorf("rows.bench: %s: sqlite %q, want %q", res.Name, got, want)
+		}
+	}
+}
+
+func readBenchfmt(t *testing.T, b []byte) []*benchfmt.Result {
+	t.Helper()
+	rd := benchfmt.NewReader(bytes.NewReader(b), "litebench.txt")
+	var out []*benchfmt.Result
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.Result:
+			out = append(out, rec.Clone())
+		case *benchfmt.SyntaxError:
+			t.Errorf("syntax error: %v", rec)
+		}
 	}
 	if err := rd.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n != 3 {
-		t.Errorf("read %d results, want 3", n)
-	}
+	return out
 }

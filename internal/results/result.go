@@ -1,5 +1,13 @@
-// Package results is the model of what a run yields, its encoders and the
-// SQLite store that keeps every run.
+// Package results is the model of what a run yields and its encoding, and
+// the SQLite store that keeps every run.
+//
+// A result carries its own meaning. Labels say what was measured (workload,
+// target, engine, client, placement, every setting and parameter) and in
+// which order people read them; metrics are unit-tagged values that say
+// which way is better, the first of them the headline the workload
+// declared; a suite step names its section; and a schema version says how
+// the encoding is to be read. Readers (report, compare, benchfmt) use these
+// and know nothing of particular workloads.
 package results
 
 import (
@@ -8,7 +16,13 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"litebench/internal/units"
 )
+
+// SchemaVersion is the version of the encoding this package writes.
+// Version 1 (no "schema" field) is read and upgraded (see v1.go).
+const SchemaVersion = 2
 
 // Status of a run.
 const (
@@ -16,6 +30,26 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
 )
+
+// Names of metrics that reports look for by name.
+const (
+	// Throughput is the headline rate's name; its unit says what it counts.
+	Throughput = "throughput"
+	// WantedRate is the rate an open-loop run was asked for.
+	WantedRate = "wanted_rate"
+	// WALSize is the WAL's size at the end of the run.
+	WALSize = "wal_size"
+)
+
+// Metric is one unit-tagged figure of a run.
+type Metric struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+	// Better says which way the figure is better; units.None for a figure
+	// that describes the run rather than rates it.
+	Better units.Direction `json:"better,omitempty"`
+}
 
 // Latency is a distribution in microseconds: count, min, mean, max and the
 // percentiles p50 … p9999.
@@ -36,7 +70,7 @@ type Op struct {
 	Service Latency `json:"service"`
 	// Response is measured from the scheduled start (open loop only).
 	Response Latency `json:"response,omitempty"`
-	// Hist is the service-time histogram, HdrHistogram V2 compressed, base64.
+	// Hist is the service-time histogram (package histcodec's encoding).
 	Hist string `json:"hist,omitempty"`
 	// RespHist is the response-time histogram in the same encoding.
 	RespHist string `json:"resp_hist,omitempty"`
@@ -78,36 +112,96 @@ type Point struct {
 	Errors map[string]int64 `json:"errors,omitempty"`
 }
 
+// Control names a run's control runs: those of the same workload whose
+// label Key has Value and that share the run's values of the labels in
+// Match.
+type Control struct {
+	Key   string   `json:"key"`
+	Value string   `json:"value"`
+	Match []string `json:"match,omitempty"`
+}
+
 // Result is one run: one workload on one target with one settings value.
 type Result struct {
-	RunID    string            `json:"run_id"`
-	SweepID  string            `json:"sweep_id,omitempty"`
-	Workload string            `json:"workload"`
-	Target   string            `json:"target"`
-	SQLite   string            `json:"sqlite_version"`
-	Settings map[string]string `json:"settings"`
-	// Params are the workload's own parameters (rows, schema, seed, …).
-	Params map[string]string `json:"params"`
-	// Label names the run for people: "insert mattn batch=10", or a suite
-	// step such as "ladder: + journal_mode=WAL (mattn)".
+	// Schema is the encoding's version: SchemaVersion once decoded.
+	Schema  int    `json:"schema"`
+	RunID   string `json:"run_id"`
+	SweepID string `json:"sweep_id,omitempty"`
+	// Section is the suite section the run is a step of ("" outside
+	// suites).
+	Section string `json:"section,omitempty"`
+	// Label names the run for people: its workload, target and what
+	// varies in its sweep, or a suite step's name such as "+ journal_mode=WAL
+	// (mattn)".
 	Label string `json:"label,omitempty"`
 	// Repeat numbers the repetitions of one cell (--repeat), from 1.
-	Repeat    int       `json:"repeat,omitempty"`
+	Repeat int `json:"repeat,omitempty"`
+
+	// The labels: what the run measured.
+	Workload  string            `json:"workload"`
+	Target    string            `json:"target"`
+	Engine    string            `json:"engine"`    // "sqlite"
+	Client    string            `json:"client"`    // how statements were issued: the driver
+	Placement string            `json:"placement"` // where the workload ran: "in-process"
+	Settings  map[string]string `json:"settings"`
+	// Params are the workload's own parameters (rows, schema, seed, …).
+	Params map[string]string `json:"params"`
+	// Order is the display order of the parameters' and settings' keys
+	// (see LabelOrder).
+	Order []string `json:"label_order,omitempty"`
+	// Control names the runs this run's headline is compared with, when
+	// the workload has a control (e.g. serving a file instead of querying
+	// a database).
+	Control *Control `json:"control,omitempty"`
+
+	// Versions of what ran.
+	EngineVersion string `json:"engine_version"`
+	ClientVersion string `json:"client_version,omitempty"`
+
 	Status    string    `json:"status"`
 	Error     string    `json:"error,omitempty"`
 	StartedAt time.Time `json:"started_at"`
-	// Rows is the number of rows the workload wrote or read.
-	Rows          int64   `json:"rows"`
-	Elapsed       float64 `json:"elapsed_seconds"`
-	RowsPerSecond float64 `json:"rows_per_second"`
-	// Extra holds workload-specific figures (e.g. time_to_query_us,
-	// first_row_us, vacuum_seconds, db_bytes).
-	Extra   map[string]float64 `json:"extra,omitempty"`
-	Ops     []Op               `json:"ops"`
-	Notes   []string           `json:"notes,omitempty"`
-	Series  []Point            `json:"series,omitempty"`
-	Env     Env                `json:"env"`
-	Command string             `json:"command,omitempty"`
+	// Rows counts what the headline counts (rows, operations or
+	// requests) over the measured interval; the field keeps the name of
+	// the store's column, the encoding calls it count.
+	Rows    int64   `json:"count"`
+	Elapsed float64 `json:"elapsed_seconds"`
+	// Metrics are the run's figures; the first is the headline.
+	Metrics []Metric `json:"metrics"`
+	// RowsPerSecond is the headline's value.
+	//
+	// Deprecated: read Headline. It is set with the headline (SetHeadline,
+	// decoding) for the store's rows_per_second column and is not encoded.
+	RowsPerSecond float64  `json:"-"`
+	Ops           []Op     `json:"ops"`
+	Notes         []string `json:"notes,omitempty"`
+	Series        []Point  `json:"series,omitempty"`
+	Env           Env      `json:"env"`
+	Command       string   `json:"command,omitempty"`
+}
+
+// Headline is the run's headline metric (the zero Metric if it has none).
+func (r *Result) Headline() Metric {
+	if len(r.Metrics) == 0 {
+		return Metric{}
+	}
+	return r.Metrics[0]
+}
+
+// SetHeadline makes m the run's headline, ahead of its other metrics.
+func (r *Result) SetHeadline(m Metric) {
+	r.Metrics = append([]Metric{m}, r.Metrics...)
+	r.RowsPerSecond = m.Value
+}
+
+// Metric returns the value of the metric called name.
+func (r *Result) Metric(name string) (float64, bool) {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m.Value, true
+		}
+	}
+	return 0, false
 }
 
 // Felt is the latency users of the op experienced: response time under a
@@ -156,11 +250,21 @@ type wire struct {
 	LatencyUS map[string]map[string]any `json:"latency_us"`
 	Errors    map[string]int64          `json:"errors"`
 	Retries   int64                     `json:"retries"`
+	// Flat fields of schema 1, derived, kept for scripts written against
+	// it: rows is count, rows_per_second the headline's value (rows,
+	// operations or requests per second), sqlite_version the engine's.
+	Rows          int64   `json:"rows"`
+	RowsPerSecond float64 `json:"rows_per_second"`
+	SQLiteVersion string  `json:"sqlite_version,omitempty"`
 }
 
-// MarshalJSONLine encodes r as one JSON object (no trailing newline).
+// MarshalJSONLine encodes r as one JSON object (no trailing newline), in
+// the current schema.
 func MarshalJSONLine(r *Result) ([]byte, error) {
-	w := wire{Result: r, LatencyUS: map[string]map[string]any{}, Errors: r.ErrorTotals(), Retries: r.RetryTotal()}
+	c := *r
+	c.Schema = SchemaVersion
+	w := wire{Result: &c, LatencyUS: map[string]map[string]any{}, Errors: r.ErrorTotals(), Retries: r.RetryTotal(),
+		Rows: r.Rows, RowsPerSecond: r.Headline().Value, SQLiteVersion: r.EngineVersion}
 	for _, o := range r.Ops {
 		m := map[string]any{}
 		// The flat percentiles are what the user experienced: response
@@ -178,39 +282,175 @@ func MarshalJSONLine(r *Result) ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// UnmarshalJSONLine decodes one line written by MarshalJSONLine.
+// UnmarshalJSONLine decodes one line written by MarshalJSONLine, or by an
+// earlier litebench (schema 1), which it upgrades.
 func UnmarshalJSONLine(b []byte) (*Result, error) {
+	var head struct {
+		Schema int    `json:"schema"`
+		RunID  string `json:"run_id"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, err
+	}
+	if head.RunID == "" {
+		return nil, fmt.Errorf("not a litebench run: no run_id")
+	}
+	switch head.Schema {
+	case 0, 1: // schema 1 had no field
+		return upgradeV1(b)
+	case SchemaVersion:
+	default:
+		return nil, fmt.Errorf("run %s has schema %d, newer than this litebench reads (%d): use a newer litebench", head.RunID, head.Schema, SchemaVersion)
+	}
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, err
 	}
-	if r.RunID == "" {
-		return nil, fmt.Errorf("not a litebench run: no run_id")
-	}
+	r.RowsPerSecond = r.Headline().Value
 	return &r, nil
 }
 
-// VaryingKeys returns the setting keys whose values differ among rs, in the
-// settings' display order given by order.
-func VaryingKeys(rs []*Result, order []string) []string {
-	return varying(rs, order, func(r *Result) map[string]string { return r.Settings })
+// Label is one label of a run.
+type Label struct {
+	Key, Value string
+	Kind       Kind
 }
 
-// VaryingParams returns the workload parameters whose values differ among rs,
-// sorted by name.
-func VaryingParams(rs []*Result) []string {
+// Kind is what a label is.
+type Kind int
+
+// Kinds of label, in display order.
+const (
+	KindWorkload Kind = iota
+	KindTarget        // target; engine, client and placement are its parts
+	KindPart
+	KindParam
+	KindSetting
+)
+
+// Labels returns r's labels in display order: workload, target and its
+// parts, then parameters and settings as r.Order gives them (any r.Order
+// leaves out follow, sorted).
+func (r *Result) Labels() []Label {
+	ls := []Label{{"workload", r.Workload, KindWorkload}, {"target", r.Target, KindTarget},
+		{"engine", r.Engine, KindPart}, {"client", r.Client, KindPart}, {"placement", r.Placement, KindPart}}
+	params, sets := LabelOrder([]*Result{r})
+	for _, k := range params {
+		ls = append(ls, Label{k, r.Params[k], KindParam})
+	}
+	for _, k := range sets {
+		ls = append(ls, Label{k, r.Settings[k], KindSetting})
+	}
+	return ls
+}
+
+// Get returns r's value of a label (workload, target, engine, client,
+// placement, a parameter or a setting), or of section, engine_version or
+// client_version (sqlite_version, schema 1's name, is engine_version).
+func (r *Result) Get(key string) (string, bool) {
+	switch key {
+	case "workload":
+		return r.Workload, true
+	case "target":
+		return r.Target, true
+	case "engine":
+		return r.Engine, true
+	case "client":
+		return r.Client, true
+	case "placement":
+		return r.Placement, true
+	case "section":
+		return r.Section, true
+	case "engine_version", "sqlite_version":
+		return r.EngineVersion, true
+	case "client_version":
+		return r.ClientVersion, true
+	}
+	if v, ok := r.Settings[key]; ok {
+		return v, true
+	}
+	v, ok := r.Params[key]
+	return v, ok
+}
+
+// LabelOrder merges the display orders of rs into one: the parameters'
+// keys and the settings' keys, each key after every key some result
+// orders before it, and otherwise by name (so runs of different workloads
+// list their parameters by name, and settings keep the order every run
+// gives them). Keys no result orders are placed by name.
+func LabelOrder(rs []*Result) (params, settings []string) {
+	return mergeOrder(rs, func(r *Result) map[string]string { return r.Params }),
+		mergeOrder(rs, func(r *Result) map[string]string { return r.Settings })
+}
+
+// mergeOrder orders the keys of of(r) over rs: a topological sort of the
+// results' orders that takes the smallest name among the keys free to
+// come next (and breaks a cycle, from orders that disagree, the same way).
+func mergeOrder(rs []*Result, of func(*Result) map[string]string) []string {
+	after := map[string]map[string]bool{} // key → keys that must follow it
+	before := map[string]int{}            // key → how many must precede it
 	keys := map[string]bool{}
 	for _, r := range rs {
-		for k := range r.Params {
+		m := of(r)
+		for k := range m {
 			keys[k] = true
 		}
+		prev := ""
+		for _, k := range r.Order {
+			if _, ok := m[k]; !ok {
+				continue
+			}
+			if prev != "" && !after[prev][k] {
+				if after[prev] == nil {
+					after[prev] = map[string]bool{}
+				}
+				after[prev][k] = true
+				before[k]++
+			}
+			prev = k
+		}
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
+	left := sortedKeys(keys)
+	out := make([]string, 0, len(left))
+	for len(left) > 0 {
+		i := 0
+		for j, k := range left {
+			if before[k] == 0 {
+				i = j
+				break
+			}
+		}
+		k := left[i]
+		left = append(left[:i], left[i+1:]...)
+		out = append(out, k)
+		for n := range after[k] {
+			before[n]--
+		}
 	}
-	sort.Strings(sorted)
-	return varying(rs, sorted, func(r *Result) map[string]string { return r.Params })
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// VaryingKeys returns the setting keys whose values differ among rs, in
+// display order.
+func VaryingKeys(rs []*Result) []string {
+	_, sets := LabelOrder(rs)
+	return varying(rs, sets, func(r *Result) map[string]string { return r.Settings })
+}
+
+// VaryingParams returns the workload parameters whose values differ among
+// rs, in display order.
+func VaryingParams(rs []*Result) []string {
+	params, _ := LabelOrder(rs)
+	return varying(rs, params, func(r *Result) map[string]string { return r.Params })
 }
 
 func varying(rs []*Result, keys []string, of func(*Result) map[string]string) []string {
@@ -226,40 +466,21 @@ func varying(rs []*Result, keys []string, of func(*Result) map[string]string) []
 	return out
 }
 
-// CellKey identifies what a run measured: workload, target, settings and
-// parameters. Repetitions of one cell share it.
+// CellKey identifies what a run measured: its section and its labels, in
+// any order. Repetitions of one cell share it.
 func (r *Result) CellKey() string {
 	var b strings.Builder
-	b.WriteString(r.Workload + "|" + r.Target)
-	for _, m := range []map[string]string{r.Settings, r.Params} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+	b.WriteString(r.Section)
+	for _, l := range []string{r.Workload, r.Target, r.Engine, r.Client, r.Placement} {
+		b.WriteString("|" + l)
+	}
+	for _, m := range []map[string]string{r.Params, r.Settings} {
 		b.WriteString("|")
-		for _, k := range keys {
+		for _, k := range sortedKeys(m) {
 			b.WriteString(k + "=" + m[k] + ";")
 		}
 	}
 	return b.String()
-}
-
-// Throughput is a run's headline rate: operations per second for
-// operation workloads (all kinds), rows per second otherwise.
-func (r *Result) Throughput() float64 {
-	switch r.Workload {
-	case "read", "write", "mixed", "http":
-		var n int64
-		for _, o := range r.Ops {
-			n += o.Count
-		}
-		if r.Elapsed > 0 {
-			return float64(n) / r.Elapsed
-		}
-		return 0
-	}
-	return r.RowsPerSecond
 }
 
 // Cell is the runs of one cell, in order.

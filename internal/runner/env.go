@@ -34,6 +34,24 @@ func version() string {
 	return Version
 }
 
+// moduleVersion is the version of the module at path linked into this
+// binary ("" when unknown).
+func moduleVersion(path string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range bi.Deps {
+		if d.Path == path {
+			if d.Replace != nil {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return ""
+}
+
 // Fingerprint describes the machine and target a run ran on.
 func Fingerprint(t target.Target, sqliteVersion, dir string) results.Env {
 	e := results.Env{

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 	"litebench/internal/worker"
 	"litebench/internal/workload"
 )
@@ -49,6 +51,9 @@ type Spec struct {
 	// WALWarn prints a warning once the WAL passes this many bytes (0 =
 	// never).
 	WALWarn int64
+	// Section is the suite section the run is a step of ("" outside
+	// suites).
+	Section string
 	// Acks, when set, receives the worker's acknowledgements of committed
 	// write transactions (the durability audit's ledger).
 	Acks func(worker.Event)
@@ -64,6 +69,13 @@ type Reuser interface{ ReusesData() bool }
 // Options renders the target options of settings for the file at path.
 func Options(s settings.Settings, path string) target.Options { return worker.Options(s, path) }
 
+// Controlled is implemented by workloads whose runs are compared with
+// control runs: those whose label key has value and that share the run's
+// values of the labels in match.
+type Controlled interface {
+	Control() (key, value string, match []string)
+}
+
 // Run executes spec. It always returns a result; its Status says how the
 // run ended, and Error why it failed.
 //
@@ -73,20 +85,33 @@ func Options(s settings.Settings, path string) target.Options { return worker.Op
 // warning; the final event becomes the result.
 func Run(ctx context.Context, sp Spec) *results.Result {
 	r := &results.Result{
-		RunID: sp.RunID, SweepID: sp.SweepID,
+		Schema: results.SchemaVersion, RunID: sp.RunID, SweepID: sp.SweepID,
+		Section: sp.Section, Label: sp.Name, Repeat: sp.Repeat,
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
+		Engine: "sqlite", Client: sp.Target.Name(), Placement: placementOf(sp.Settings),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
-		Repeat: sp.Repeat, Label: sp.Name,
 	}
-	r.SQLite, _ = sp.Target.SQLiteVersion()
-	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
+	r.Order = labelOrder(r.Params, r.Settings)
+	if c, ok := sp.Workload.(Controlled); ok {
+		k, v, m := c.Control()
+		r.Control = &results.Control{Key: k, Value: v, Match: m}
+	}
+	r.EngineVersion, _ = sp.Target.SQLiteVersion()
+	r.ClientVersion = moduleVersion(sp.Target.Module())
+	r.Env = Fingerprint(sp.Target, r.EngineVersion, sp.Dir)
+	// The headline is the workload's own unit per second.
+	rate := units.Rate(Unit(sp.Workload))
+	head := results.Metric{Name: results.Throughput, Unit: rate, Better: units.Natural(rate)}
 	fail := func(err error) *results.Result {
 		if errors.Is(err, context.Canceled) {
 			r.Status = results.StatusInterrupted
 		} else {
 			r.Status = results.StatusFailed
 			r.Error = err.Error()
+		}
+		if len(r.Metrics) == 0 {
+			r.SetHeadline(head)
 		}
 		return r
 	}
@@ -137,8 +162,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if err != nil {
 		return fail(err)
 	}
-	if setup.EngineVersion != "" && setup.EngineVersion != r.SQLite {
-		r.SQLite, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
+	if setup.EngineVersion != "" && setup.EngineVersion != r.EngineVersion {
+		// A worker in another process may run another SQLite.
+		r.EngineVersion, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
 	}
 	r.Env.CompileOptions = setup.CompileOptions
 	if want, got := sp.Settings.Journal(), setup.JournalMode; want != "" && got != want && file {
@@ -165,27 +191,25 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	r.Elapsed = fin.ElapsedS
 	r.Rows = fin.Done
 	if r.Elapsed > 0 {
-		r.RowsPerSecond = float64(r.Rows) / r.Elapsed
+		head.Value = float64(r.Rows) / r.Elapsed
 	}
 	r.Ops = fin.FinalOps
-	r.Extra = map[string]float64{}
-	for k, v := range fin.Extra {
-		r.Extra[k] = v
+	r.Metrics = append(r.Metrics, fin.Metrics...)
+	info := func(name, unit string, v float64) {
+		r.Metrics = append(r.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
 	}
 	if file {
 		fs := StatFiles(path)
-		r.Extra["db_bytes"] = float64(fs.DB)
+		info("db_size", units.ByteSize, float64(fs.DB))
 		if fs.WAL > 0 {
-			r.Extra["wal_bytes"] = float64(fs.WAL)
+			info(results.WALSize, units.ByteSize, float64(fs.WAL))
 		}
 	}
 	r.Notes = append(r.Notes, fin.Notes...)
 	if fin.Conns > 0 {
-		r.Extra["connections_opened"] = float64(fin.Conns)
+		info("connections_opened", "connections", float64(fin.Conns))
 	}
-	if len(r.Extra) == 0 {
-		r.Extra = nil
-	}
+	r.SetHeadline(head)
 	switch fin.Status {
 	case results.StatusInterrupted:
 		return fail(context.Canceled)
@@ -222,8 +246,33 @@ func RemoveDB(path string) error {
 	return nil
 }
 
-// ToOps converts merged metrics into result ops.
-func ToOps(ms []metrics.Op) []results.Op { return results.OpsFromMetrics(ms) }
+// ToOps converts merged metrics into result ops: summaries and encoded
+// histograms.
+func ToOps(ms []metrics.Op) []results.Op { return worker.ToOps(ms) }
+
+// labelOrder is the display order of a run's parameters (by name) and
+// settings (in the settings' own order).
+func labelOrder(params, set map[string]string) []string {
+	order := make([]string, 0, len(params)+len(set))
+	for k := range params {
+		order = append(order, k)
+	}
+	sort.Strings(order)
+	for _, s := range settings.Specs {
+		if _, ok := set[s.Key]; ok {
+			order = append(order, s.Key)
+		}
+	}
+	return order
+}
+
+// placementOf is where a run's client runs.
+func placementOf(s settings.Settings) string {
+	if p := s.Get("placement"); p != "" {
+		return p
+	}
+	return worker.InProcess
+}
 
 // ProgressLine formats a progress line in the spirit of seed 000:
 // "label  845999/10000000 (8.46%) in 2s, avg 2.364µs/row, 422983 rows/s".

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 	"litebench/internal/workload"
 )
 
@@ -19,6 +22,7 @@ type fake struct {
 	execs       atomic.Int64
 	cancelAfter int64
 	cancel      context.CancelFunc
+	openErr     error
 }
 
 func (f *fake) Name() string                                            { return "fake" }
@@ -26,7 +30,7 @@ func (f *fake) API() string                                             { return
 func (f *fake) Module() string                                          { return "test" }
 func (f *fake) SQLiteVersion() (string, error)                          { return "0", nil }
 func (f *fake) Code(error) int                                          { return 0 }
-func (f *fake) Open(context.Context, target.Options) (target.DB, error) { return fakeDB{f}, nil }
+func (f *fake) Open(context.Context, target.Options) (target.DB, error) { return fakeDB{f}, f.openErr }
 
 type fakeDB struct{ f *fake }
 
@@ -90,8 +94,28 @@ func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
 	if c := r.Op("commit"); c == nil || c.Count != 100 {
 		t.Errorf("commit op %+v", c)
 	}
-	if r.RowsPerSecond <= 0 || r.Elapsed <= 0 {
-		t.Errorf("rate %v elapsed %v", r.RowsPerSecond, r.Elapsed)
+	if h := r.Headline(); h.Unit != units.RowsPerSecond || h.Value != float64(r.Rows)/r.Elapsed || r.Elapsed <= 0 {
+		t.Errorf("headline %+v elapsed %v", h, r.Elapsed)
+	}
+}
+
+// A result carries its labels, their display order, its section and
+// versions; a run that fails still declares its headline's unit.
+func TestRunLabelsResult(t *testing.T) {
+	sp := insertSpec(t, &fake{}, "100", "1")
+	sp.Section, sp.Name = "ladder", "+ WAL (fake)"
+	r := Run(context.Background(), sp)
+	if r.Schema != results.SchemaVersion || r.Workload != "insert" || r.Engine != "sqlite" || r.Client != "fake" ||
+		r.Placement != "in-process" || r.Section != "ladder" || r.Label != "+ WAL (fake)" || r.EngineVersion != "0" {
+		t.Errorf("labels: %+v", r)
+	}
+	params, sets := results.LabelOrder([]*results.Result{r})
+	if strings.Join(params, " ") != "rows schema seed vacuum workers" || sets[0] != settings.Specs[0].Key || len(sets) != len(settings.Specs) {
+		t.Errorf("order: %v %v", params, sets)
+	}
+	r = Run(context.Background(), insertSpec(t, &fake{openErr: errors.New("no")}, "100", "1"))
+	if r.Status != results.StatusFailed || r.Headline().Unit != units.RowsPerSecond || len(r.Metrics) != 1 {
+		t.Errorf("failed run: %s, metrics %+v", r.Status, r.Metrics)
 	}
 }
 

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"litebench/internal/metrics"
-	"litebench/internal/report"
+	"litebench/internal/histcodec"
 	"litebench/internal/results"
+	"litebench/internal/units"
 	"litebench/internal/worker"
 )
 
@@ -72,16 +72,16 @@ func newSampler(sp Spec, path string, file bool, unit string) *sampler {
 func (s *sampler) interval(ev worker.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := results.Point{T: metrics.Round3(ev.AtS), Rows: ev.Done}
+	p := results.Point{T: units.Round3(ev.AtS), Rows: ev.Done}
 	for _, o := range ev.Ops {
 		if p.OpsPerS == nil {
 			p.OpsPerS, p.P99us = map[string]float64{}, map[string]float64{}
 		}
 		if ev.SpanS > 0 {
-			p.OpsPerS[o.Name] = metrics.Round3(float64(o.Count) / ev.SpanS)
+			p.OpsPerS[o.Name] = units.Round3(float64(o.Count) / ev.SpanS)
 		}
-		if h, err := metrics.DecodeHist(o.Hist); err == nil && h.TotalCount() > 0 {
-			p.P99us[o.Name] = metrics.Round3(float64(h.ValueAtQuantile(99)) / 1e3)
+		if h, err := histcodec.Decode(o.Hist); err == nil && h.TotalCount() > 0 {
+			p.P99us[o.Name] = units.Round3(float64(h.ValueAtQuantile(99)) / 1e3)
 		}
 		if o.Errors > 0 {
 			if p.Errors == nil {
@@ -96,7 +96,7 @@ func (s *sampler) interval(ev worker.Event) {
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
 			s.warned = true
 			note := fmt.Sprintf("WAL reached %s after %.0fs (warning threshold %s): checkpoints cannot complete while readers overlap (checkpoint starvation); try --pool 1, fewer readers, or reader gaps",
-				report.Bytes(fs.WAL), p.T, report.Bytes(w))
+				units.Bytes(fs.WAL), p.T, units.Bytes(w))
 			s.notes = append(s.notes, note)
 			if s.sp.Progress != nil {
 				fmt.Fprintf(s.sp.Progress, "\nwarning: %s: %s\n", s.sp.Label, note)
@@ -110,7 +110,7 @@ func (s *sampler) interval(ev worker.Event) {
 		s.lastProg = ev.AtS
 		line := progressLine(s.sp.Label, ev.Done, s.total, time.Duration(ev.AtS*float64(time.Second)), s.unit)
 		if p.WALBytes > 0 {
-			line += ", WAL " + report.Bytes(p.WALBytes)
+			line += ", WAL " + units.Bytes(p.WALBytes)
 		}
 		if s.sp.TTY {
 			fmt.Fprint(s.sp.Progress, "\r\033[K"+line)

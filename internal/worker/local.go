@@ -9,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"litebench/internal/histcodec"
 	"litebench/internal/metrics"
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 	"litebench/internal/workload"
 )
 
@@ -117,7 +119,7 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 		return Event{}, fmt.Errorf("open %s with %s: %w", j.Path, tgt.Name(), err)
 	}
 	l.job, l.wl, l.tgt, l.db = j, wl, tgt, db
-	l.env = &workload.Env{DB: db, Target: tgt, Settings: s, Extra: map[string]float64{}, Options: opts}
+	l.env = &workload.Env{DB: db, Target: tgt, Settings: s, Options: opts}
 	if !s.Bool("in-memory") {
 		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
 			return Event{}, fmt.Errorf("mark %s: %w", j.Path, err)
@@ -174,16 +176,12 @@ func (l *Local) Run(ctx context.Context, emit func(Event)) (Event, error) {
 	fin := Event{T: TFinal, Status: results.StatusOK}
 	fin.ElapsedS = (end.Sub(start) - env.Excluded).Seconds()
 	fin.Done = env.Done.Load()
-	fin.FinalOps = results.OpsFromMetrics(metrics.Merge(l.wl.Ops(), env.Recorders))
-	fin.Extra = map[string]float64{}
+	fin.FinalOps = ToOps(metrics.Merge(l.wl.Ops(), env.Recorders))
+	for _, f := range env.Figures {
+		fin.Metrics = append(fin.Metrics, results.Metric{Name: f.Name, Unit: f.Unit, Value: f.Value, Better: f.Better})
+	}
 	if env.Excluded > 0 {
-		fin.Extra["generate_seconds"] = env.Excluded.Seconds()
-	}
-	for k, v := range env.Extra {
-		fin.Extra[k] = v
-	}
-	if len(fin.Extra) == 0 {
-		fin.Extra = nil
+		fin.Metrics = append(fin.Metrics, results.Metric{Name: "generate", Unit: units.Seconds, Value: env.Excluded.Seconds()})
 	}
 	fin.Notes = env.Notes
 	fin.Conns = l.db.OpenedConns()
@@ -231,7 +229,7 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 			if s.Count == 0 && s.Errors == 0 {
 				continue
 			}
-			ev.Ops = append(ev.Ops, IntervalOp{Name: ops[i], Count: s.Count, Errors: s.Errors, Hist: metrics.EncodeHist(s.Hist)})
+			ev.Ops = append(ev.Ops, IntervalOp{Name: ops[i], Count: s.Count, Errors: s.Errors, Hist: histcodec.Encode(s.Hist)})
 		}
 		send(ev)
 	}
@@ -295,4 +293,30 @@ func journalMode(ctx context.Context, db target.DB) string {
 	var s string
 	db.Query(ctx, "PRAGMA journal_mode", nil, func(r target.Row) error { return r.Scan(&s) })
 	return strings.ToLower(s)
+}
+
+// ToOps converts merged metrics into result ops: summaries and encoded
+// histograms.
+func ToOps(ms []metrics.Op) []results.Op {
+	out := make([]results.Op, 0, len(ms))
+	for _, m := range ms {
+		o := results.Op{Name: m.Name, Count: m.Count, Retries: m.Retries, Late: m.Late, Overrun: m.Overrun,
+			Service: latency(metrics.Summarise(m.Service)), Hist: histcodec.Encode(m.Service)}
+		if len(m.Errors) > 0 {
+			o.Errors = m.Errors
+		}
+		if m.Response != nil {
+			o.Response = latency(metrics.Summarise(m.Response))
+			o.RespHist = histcodec.Encode(m.Response)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+func latency(d metrics.Dist) results.Latency {
+	l := results.Latency{"count": float64(d.Count), "min": d.Min, "mean": d.Mean, "max": d.Max}
+	for k, v := range d.P {
+		l[k] = v
+	}
+	return l
 }

@@ -103,14 +103,14 @@ type Event struct {
 	Rows []int64 `json:"rows,omitempty"`
 
 	// final
-	Status    string             `json:"status,omitempty"`
-	ElapsedS  float64            `json:"elapsed_s,omitempty"`
-	FinalOps  []results.Op       `json:"final_ops,omitempty"`
-	Extra     map[string]float64 `json:"extra,omitempty"`
-	Notes     []string           `json:"notes,omitempty"`
-	Conns     int64              `json:"connections_opened,omitempty"`
-	Digest    string             `json:"digest,omitempty"`
-	MeasuredS float64            `json:"measured_start_s,omitempty"`
+	Status    string           `json:"status,omitempty"`
+	ElapsedS  float64          `json:"elapsed_s,omitempty"`
+	FinalOps  []results.Op     `json:"final_ops,omitempty"`
+	Metrics   []results.Metric `json:"metrics,omitempty"`
+	Notes     []string         `json:"notes,omitempty"`
+	Conns     int64            `json:"connections_opened,omitempty"`
+	Digest    string           `json:"digest,omitempty"`
+	MeasuredS float64          `json:"measured_start_s,omitempty"`
 
 	// error (fatal), or the reason of a failed final.
 	Error string `json:"error,omitempty"`

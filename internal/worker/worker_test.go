@@ -47,7 +47,7 @@ func insertJob(t *testing.T, rows string) *Job {
 var volatile = map[string]bool{
 	"setup_ms": true, "elapsed_s": true, "at_s": true, "span_s": true, "hist": true, "resp_hist": true,
 	"service": true, "response": true, "engine_version": true, "compile_options": true, "version": true,
-	"lang": true, "path": true, "extra": true,
+	"lang": true, "path": true, "metrics": true,
 }
 
 func normalise(v any) any {

@@ -18,6 +18,7 @@ import (
 	"litebench/internal/serve"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 )
 
 var httpOps = metrics.Ops{"request"}
@@ -109,6 +110,12 @@ func (w *httpW) Unit() string              { return "request" }
 func (w *httpW) Ops() metrics.Ops          { return httpOps }
 func (w *httpW) Params() map[string]string { return w.params }
 func (w *httpW) Total() int64              { return w.cfg.Count }
+
+// Control: every strategy is compared with serving the file under the same
+// load.
+func (w *httpW) Control() (key, value string, match []string) {
+	return "strategy", "file", []string{"concurrency", "rate"}
+}
 
 // TargetFor names the target this run must use instead of the one asked
 // for: --strategy direct on a database/sql target uses --direct-target.
@@ -215,7 +222,7 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		return &httpExec{client: client, req: req, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
 	}
 	_, err := runLoad(ctx, env, cfg)
-	env.Extra["body_bytes"] = float64(w.bodySize)
+	env.Figure("body_size", units.ByteSize, units.None, float64(w.bodySize))
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 )
 
 // MaxVariables is SQLite's default bound-parameter limit (since 3.32).
@@ -120,7 +121,7 @@ func (w *insertW) Run(ctx context.Context, env *Env) error {
 	if err := env.DB.Exec(ctx, "VACUUM"); err != nil {
 		return fmt.Errorf("vacuum: %w", err)
 	}
-	env.Extra["vacuum_seconds"] = time.Since(t).Seconds()
+	env.Figure("vacuum", units.Seconds, units.Lower, time.Since(t).Seconds())
 	return nil
 }
 

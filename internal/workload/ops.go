@@ -15,6 +15,7 @@ import (
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 )
 
 // Op kinds of read, write and mixed.
@@ -264,7 +265,7 @@ func (w *opsW) Setup(ctx context.Context, env *Env) error {
 	}
 	w.next.Store(w.rows)
 	w.visible.Store(w.rows)
-	env.Extra["table_rows_before"] = float64(w.rows)
+	env.Figure("table_rows_before", units.Rows, units.None, float64(w.rows))
 	return nil
 }
 
@@ -322,18 +323,18 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 	st, err := runLoad(ctx, env, cfg)
 	if cfg.Rate > 0 {
 		if el := st.End.Sub(st.Start).Seconds(); el > 0 {
-			env.Extra["issued_ops_per_s"] = float64(st.Issued) / el
+			env.Figure("issued_rate", units.OpsPerSecond, units.None, float64(st.Issued)/el)
 		}
-		env.Extra["executors"] = float64(st.Executors)
+		env.Figure("executors", "executors", units.None, float64(st.Executors))
 	}
 	if w.next.Load() > w.rows {
-		env.Extra["rows_inserted"] = float64(w.next.Load() - w.rows)
+		env.Figure("rows_inserted", units.Rows, units.None, float64(w.next.Load()-w.rows))
 	}
 	// The table's row count after the run, as seed 004 prints it (not
 	// measured: the clock stopped at env.End).
 	var n int64
 	if cerr := env.DB.Query(context.WithoutCancel(ctx), "SELECT count(*) FROM "+w.schema.Table, nil, func(r target.Row) error { return r.Scan(&n) }); cerr == nil {
-		env.Extra["table_rows_after"] = float64(n)
+		env.Figure("table_rows_after", units.Rows, units.None, float64(n))
 	}
 	return err
 }
@@ -351,9 +352,9 @@ func runLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 	st, err := loadgen.Run(ctx, cfg)
 	env.End = st.End
 	if cfg.Rate > 0 {
-		env.Extra["wanted_ops_per_s"] = cfg.Rate
+		env.Figure("wanted_rate", units.OpsPerSecond, units.None, cfg.Rate) // reports read it by this name
 		if st.Lag != nil && st.Lag.TotalCount() > 0 {
-			env.Extra["sched_lag_p99_us"] = float64(st.Lag.ValueAtQuantile(99)) / 1e3
+			env.Figure("sched_lag_p99", units.Microseconds, units.None, float64(st.Lag.ValueAtQuantile(99))/1e3)
 		}
 	}
 	return st, err

@@ -12,6 +12,7 @@ import (
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 )
 
 func init() {
@@ -75,7 +76,7 @@ func preload(ctx context.Context, env *Env, sc *Schema, seed uint64, rows int64)
 	if rows == 0 {
 		return nil
 	}
-	load := &Env{DB: env.DB, Target: env.Target, Settings: env.Settings, Extra: map[string]float64{}}
+	load := &Env{DB: env.DB, Target: env.Target, Settings: env.Settings}
 	return Load(ctx, load, LoadSpec{Schema: sc, Seed: seed, From: 0, To: rows, Workers: 1, Batch: 10000,
 		RowsPerStmt: min(100, MaxVariables/len(sc.Columns)), Prepared: true, Retries: -1})
 }
@@ -149,13 +150,13 @@ func (w *scanW) Run(ctx context.Context, env *Env) error {
 	}
 	rec.ObserveN(0, n, end.Sub(start))
 	if !returned.IsZero() {
-		env.Extra["time_to_query_us"] = float64(returned.Sub(start).Nanoseconds()) / 1e3
+		env.Figure("query_returned", units.Microseconds, units.Lower, float64(returned.Sub(start).Nanoseconds())/1e3)
 	}
 	if !first.IsZero() {
-		env.Extra["first_row_us"] = float64(first.Sub(start).Nanoseconds()) / 1e3
+		env.Figure("first_row", units.Microseconds, units.Lower, float64(first.Sub(start).Nanoseconds())/1e3)
 	}
 	if n > 0 {
-		env.Extra["us_per_row"] = float64(end.Sub(start).Nanoseconds()) / 1e3 / float64(n)
+		env.Figure("per_row", units.Microseconds, units.Lower, float64(end.Sub(start).Nanoseconds())/1e3/float64(n))
 	}
 	if n != w.rows {
 		return fmt.Errorf("scan read %d rows, want %d", n, w.rows)

@@ -16,6 +16,7 @@ import (
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
 	"litebench/internal/target"
+	"litebench/internal/units"
 )
 
 // Env is what a workload gets from the runner.
@@ -26,8 +27,8 @@ type Env struct {
 	// Done counts rows written or read so far; the runner reads it for
 	// progress lines. Workloads add to it once per batch, not per row.
 	Done atomic.Int64
-	// Extra receives workload-specific figures for the result.
-	Extra map[string]float64
+	// Figures receives workload-specific figures for the result (Figure).
+	Figures []Figure
 	// Notes receives lines worth showing beside the result.
 	Notes []string
 	// Recorders are the per-worker recorders; NewRecorder appends one.
@@ -50,6 +51,24 @@ type Env struct {
 	// workloads that open handles of their own.
 	Options target.Options
 	mu      sync.Mutex
+}
+
+// Figure is one workload-specific figure of a run, in a unit of package
+// units.
+type Figure struct {
+	Name   string
+	Unit   string
+	Better units.Direction
+	Value  float64
+}
+
+// Figure adds a figure to the run's result: its name, its unit and which
+// way is better (units.None for a figure that describes the run rather
+// than rates it).
+func (e *Env) Figure(name, unit string, better units.Direction, v float64) {
+	e.mu.Lock()
+	e.Figures = append(e.Figures, Figure{name, unit, better, v})
+	e.mu.Unlock()
 }
 
 // NewRecorder returns a fresh recorder for a worker. Workers call it
