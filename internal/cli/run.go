@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"litebench/internal/limits"
+	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/runner"
@@ -30,6 +31,7 @@ type common struct {
 	dir      string
 	db       string
 	keep     bool
+	attach   bool
 	store    string
 	noStore  bool
 	format   string
@@ -49,6 +51,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", "", "directory for bench databases (default: a new temp dir, removed afterwards)")
 	fs.StringVar(&c.db, "db", "", "bench database file, optionally with seed-style parameters: 'a.db?_journal=wal&_sync=0'")
 	fs.BoolVar(&c.keep, "keep", false, "keep the bench database files after the run")
+	fs.BoolVar(&c.attach, "attach", false, "scan or paginate --db beside the litebench process that owns it, as it is (not created, reset, set up or removed)")
 	fs.StringVar(&c.store, "store", "litebench.db", "results store file")
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
 	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt")
@@ -94,6 +97,12 @@ type plan struct {
 	tempDir bool
 	store   *results.Store
 	c       *common
+	// dbPath is --db; dbLock holds it for the whole plan.
+	dbPath string
+	dbLock *own.DBLock
+	// run is this process's marked directory: its lock tells readers of
+	// the store that the runs begun here are still running.
+	run *own.Dir
 }
 
 func newID() string {
@@ -175,22 +184,31 @@ func (c *common) checkPaths(dbPath string) error {
 		return usagef("--wal-warn %q: want a size such as 64MB, 1GB or 0", c.walWarn)
 	}
 	if dbPath != "" {
-		if err := results.CheckOwned(dbPath, results.BenchAppID); err != nil {
-			return usagef("--db: %v; litebench only writes databases it created, so name a new file", err)
-		}
 		if dir := filepath.Dir(dbPath); !isDir(dir) {
 			return usagef("--db %s: directory %s does not exist", dbPath, dir)
 		}
+		exists, err := runner.CheckDB(dbPath)
+		if err != nil {
+			return usagef("--db: %v", err)
+		}
+		if c.attach && !exists {
+			return usagef("--attach: %s does not exist; start the command that creates it without --attach", dbPath)
+		}
+		if err := own.ProbeDB(dbPath, c.attach); err != nil {
+			return usagef("--db: %v", err)
+		}
+	} else if c.attach {
+		return usagef("--attach needs --db FILE: the database another litebench process owns")
 	}
 	if c.dir != "" && !isDir(c.dir) {
 		return usagef("--dir %s: not an existing directory; create it first", c.dir)
 	}
 	if !c.noStore {
-		if err := results.CheckOwned(c.store, results.StoreAppID); err != nil {
-			return usagef("--store: %v; pass a new path or --no-store", err)
-		}
 		if dir := filepath.Dir(c.store); !isDir(dir) {
 			return usagef("--store %s: directory %s does not exist", c.store, dir)
+		}
+		if _, err := own.Check(c.store, own.Store); err != nil {
+			return usagef("--store: %v, or pass --no-store", err)
 		}
 	}
 	return nil
@@ -218,17 +236,35 @@ func (c *common) applyLimits() error {
 	return nil
 }
 
-// open creates what the plan needs: the temp dir and the store.
+// open creates what the plan needs: the claim on --db, the temp dir and
+// the store. On error it leaves nothing behind.
 func (p *plan) open() error {
 	if err := p.c.applyLimits(); err != nil {
 		return err
 	}
-	if p.c.dir == "" {
-		d, err := os.MkdirTemp("", "litebench-")
+	err := p.create()
+	if err != nil {
+		p.close()
+	}
+	return err
+}
+
+func (p *plan) create() error {
+	own.CleanStale() // directories of killed runs
+	if p.dbPath != "" && p.usesFile() {
+		l, err := own.LockDB(p.dbPath, p.c.attach)
 		if err != nil {
-			return err
+			return usagef("--db: %v", err)
 		}
-		p.dir, p.tempDir = d, true
+		p.dbLock = l
+	}
+	d, err := own.NewDir()
+	if err != nil {
+		return err
+	}
+	p.run = d
+	if p.c.dir == "" {
+		p.dir, p.tempDir = d.Path, true
 	} else {
 		p.dir = p.c.dir
 	}
@@ -237,6 +273,7 @@ func (p *plan) open() error {
 		if err != nil {
 			return err
 		}
+		s.SetLock(d.LockPath())
 		p.store = s
 	}
 	for i := range p.specs {
@@ -245,13 +282,28 @@ func (p *plan) open() error {
 	return nil
 }
 
+// usesFile reports whether any run of the plan uses a database file.
+func (p *plan) usesFile() bool {
+	for _, sp := range p.specs {
+		if !sp.Settings.Bool("in-memory") {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *plan) close() {
 	limits.Release()
 	if p.store != nil {
 		p.store.Close()
 	}
-	if p.tempDir && !p.c.keep {
-		os.RemoveAll(p.dir)
+	if p.run != nil {
+		// A kept temp dir is the user's now; the lock-only dir beside
+		// --dir goes.
+		p.run.Close(p.tempDir && p.c.keep)
+	}
+	if p.dbLock != nil {
+		p.dbLock.Release()
 	}
 }
 
@@ -272,6 +324,9 @@ func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Res
 		sp.Name = sp.Label
 		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(p.specs), sp.Label)
 		fmt.Fprintf(errw, "%s ...\n", sp.Label)
+		if err := p.store.Begin(runner.Pending(*sp)); err != nil {
+			return rs, fmt.Errorf("saving run %s: %w", sp.RunID, err)
+		}
 		r := runner.Run(ctx, *sp)
 		if p.store != nil {
 			if err := p.store.Save(r); err != nil {
@@ -347,6 +402,12 @@ TARGET AND OUTPUT FLAGS
                        cache=shared. Only a new file or one litebench created.
     --dir DIR          directory for bench databases (default: a temp dir)
     --keep             keep bench databases after the run
+    --attach           scan or paginate --db beside the litebench process
+                       that owns it (seed 000's reads and writes across
+                       processes): the database is used as it is, never
+                       created, reset, set up or removed, and each run
+                       notes it was attached. Without --attach a database in
+                       use by another litebench process is refused (exit 2).
     --store FILE       results store (default litebench.db)
     --no-store         do not save runs
     --format F         table, markdown, csv, json (one object per run per
@@ -447,7 +508,7 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 		}
 		paramPoints = next
 	}
-	p := &plan{sweepID: newID(), c: c}
+	p := &plan{sweepID: newID(), c: c, dbPath: dbPath}
 	// Repetitions go round the cells (cell 1, cell 2, …, cell 1, …) so
 	// that drift of a noisy machine spreads over every cell alike. Every
 	// run gets its own workload: workloads keep state while they run.
@@ -477,12 +538,15 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 					}
 					p.specs = append(p.specs, runner.Spec{
 						RunID: fmt.Sprintf("%s.%d", p.sweepID, len(p.specs)+1), SweepID: p.sweepID,
-						Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep,
+						Workload: w, Target: t, Settings: s, DBPath: dbPath, Keep: c.keep, Attach: c.attach,
 						Label: label, Command: cellCommand(spec, t, pp, s, c, dbPath), Repeat: rp,
 					})
 				}
 			}
 		}
+	}
+	if _, reuse := p.specs[0].Workload.(runner.Reuser); c.attach && !reuse {
+		return nil, usagef("--attach: %s sets up its own tables, which would reset a database in use; attach scan or paginate, which read what is there", spec.Name)
 	}
 	if c.repeat > 1 && dbPath != "" {
 		// A named database would be reused by the next repetition.
@@ -534,6 +598,9 @@ func cellCommand(spec *workload.Spec, t target.Target, pp map[string]string, s s
 	}
 	if dbPath != "" {
 		parts = append(parts, "--db", shellQuote(dbPath))
+	}
+	if c.attach {
+		parts = append(parts, "--attach")
 	}
 	if c.cpus > 0 {
 		parts = append(parts, "--cpus", strconv.Itoa(c.cpus))

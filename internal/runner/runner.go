@@ -8,13 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"litebench/internal/metrics"
+	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/settings"
@@ -33,6 +34,9 @@ type Spec struct {
 	Dir    string
 	// Keep leaves the bench database on disk after the run.
 	Keep bool
+	// Attach uses DBPath as it is, beside the litebench process that owns
+	// it: the run neither creates, resets, sets up nor removes it.
+	Attach bool
 	// Repeat numbers repetitions of one cell (0 or 1 for a single run).
 	Repeat int
 	// Name is the run's label in results (Label without progress counters).
@@ -68,16 +72,23 @@ func Options(s settings.Settings, path string) target.Options {
 	}
 }
 
-// Run executes spec. It always returns a result; its Status says how the
-// run ended, and Error why it failed.
-func Run(ctx context.Context, sp Spec) *results.Result {
-	r := &results.Result{
+// Pending is the result of a run about to start, as the store records it
+// before the run: status running.
+func Pending(sp Spec) *results.Result {
+	return &results.Result{
 		RunID: sp.RunID, SweepID: sp.SweepID,
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
-		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
+		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
 		Repeat: sp.Repeat, Label: sp.Name,
 	}
+}
+
+// Run executes spec. It always returns a result; its Status says how the
+// run ended, and Error why it failed.
+func Run(ctx context.Context, sp Spec) *results.Result {
+	r := Pending(sp)
+	r.Status = results.StatusOK
 	r.SQLite, _ = sp.Target.SQLiteVersion()
 	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
 	fail := func(err error) *results.Result {
@@ -95,17 +106,17 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if temp {
 		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
 	}
+	var lock *own.DBLock
 	if sp.Settings.Bool("in-memory") {
 		path = "litebench-" + sp.RunID
 	} else {
-		_, reuse := sp.Workload.(Reuser)
-		if !reuse {
-			if err := RemoveDB(path); err != nil {
-				return fail(err)
-			}
+		var err error
+		if lock, err = claim(sp, path); err != nil {
+			return fail(err)
 		}
+		defer lock.Release()
 		if temp && !sp.Keep {
-			defer RemoveDB(path)
+			defer lock.Remove(BenchDB)
 		}
 	}
 
@@ -116,8 +127,8 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	defer db.Close()
 	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
 	env.Options = Options(sp.Settings, path)
-	if !sp.Settings.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
+	if !sp.Settings.Bool("in-memory") && !sp.Attach {
+		if err := workload.MarkBenchDB(ctx, db, own.BenchAppID); err != nil {
 			return fail(fmt.Errorf("mark %s: %w", path, err))
 		}
 	}
@@ -126,8 +137,13 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		r.Notes = append(r.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
 	}
 
-	if err := sp.Workload.Setup(ctx, env); err != nil {
+	if sp.Attach {
+		r.Notes = append(r.Notes, "attached to "+path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
+	} else if err := sp.Workload.Setup(ctx, env); err != nil {
 		return fail(fmt.Errorf("setup: %w", err))
+	}
+	if lock != nil {
+		lock.Share()
 	}
 	env.Done.Store(0)
 
@@ -185,18 +201,63 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	return r
 }
 
-// RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
-// if litebench created it.
-func RemoveDB(path string) error {
-	if err := results.CheckOwned(path, results.BenchAppID); err != nil {
-		return fmt.Errorf("refusing to replace %w", err)
-	}
-	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suf); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+// benchTables are the tables and indexes litebench's workloads create
+// (the names in their schemas' CREATE statements). A bench database that
+// holds anything else holds someone's work: it is neither reused nor
+// removed. A fixed list, rather than one recorded in each database, stays
+// right whenever a run is killed, and writes nothing into the database
+// being measured.
+var benchTables = func() map[string]bool {
+	re := regexp.MustCompile(`(?i)^\s*CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+(?:IF\s+NOT\s+EXISTS\s+)?["\x60\[]?(\w+)`)
+	m := map[string]bool{}
+	for _, sc := range workload.Schemas {
+		for _, q := range sc.Create {
+			if g := re.FindStringSubmatch(q); g != nil {
+				m[strings.ToLower(g[1])] = true
+			}
 		}
 	}
-	return nil
+	return m
+}()
+
+// BenchDB is the kind of file a bench database is.
+var BenchDB = own.Bench(func(name string) bool { return benchTables[strings.ToLower(name)] })
+
+// CheckDB applies litebench's ownership rule to a bench database path: it
+// returns false if the path does not exist, true if it is a bench database
+// litebench created holding only litebench's tables, and an error naming
+// the file and the fix otherwise.
+func CheckDB(path string) (bool, error) { return own.Check(path, BenchDB) }
+
+// RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
+// if it passes CheckDB.
+func RemoveDB(path string) error { return own.Remove(path, BenchDB) }
+
+// claim takes the bench database at path for the run: as its owner, which
+// starts from an empty file unless the workload reuses data, or attached,
+// using it as it is.
+func claim(sp Spec, path string) (*own.DBLock, error) {
+	lock, err := own.LockDB(path, sp.Attach)
+	if err != nil {
+		return nil, err
+	}
+	exists, err := CheckDB(path)
+	switch _, reuse := sp.Workload.(Reuser); {
+	case err != nil:
+	case sp.Attach && !exists:
+		err = fmt.Errorf("--attach: %s does not exist; start the command that creates it without --attach", path)
+	case sp.Attach:
+	default:
+		// Setting up may reset it: attached processes must have left.
+		if err = lock.Exclusive(); err == nil && !reuse {
+			err = RemoveDB(path)
+		}
+	}
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
 }
 
 // ToOps converts merged metrics into result ops.
