@@ -187,15 +187,15 @@ func (c *common) checkPaths(dbPath string) error {
 		if dir := filepath.Dir(dbPath); !isDir(dir) {
 			return usagef("--db %s: directory %s does not exist", dbPath, dir)
 		}
-		exists, err := runner.CheckDB(dbPath)
+		if err := own.ProbeDB(dbPath, c.attach); err != nil {
+			return usagef("--db: %v", err)
+		}
+		exists, err := runner.CheckDB(dbPath, c.attach)
 		if err != nil {
 			return usagef("--db: %v", err)
 		}
 		if c.attach && !exists {
 			return usagef("--attach: %s does not exist; start the command that creates it without --attach", dbPath)
-		}
-		if err := own.ProbeDB(dbPath, c.attach); err != nil {
-			return usagef("--db: %v", err)
 		}
 	} else if c.attach {
 		return usagef("--attach needs --db FILE: the database another litebench process owns")
@@ -546,7 +546,7 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 		}
 	}
 	if _, reuse := p.specs[0].Workload.(runner.Reuser); c.attach && !reuse {
-		return nil, usagef("--attach: %s sets up its own tables, which would reset a database in use; attach scan or paginate, which read what is there", spec.Name)
+		return nil, usagef("--attach: %s sets up its own tables, which would reset %s; attach scan or paginate, which read what is there", spec.Name, dbPath)
 	}
 	if c.repeat > 1 && dbPath != "" {
 		// A named database would be reused by the next repetition.

@@ -106,6 +106,9 @@ FLAGS
 	if err := serve.Check(*strategy, t, s.Bool("in-memory")); err != nil {
 		return usageError{err.Error()}
 	}
+	if c.attach {
+		return usagef("serve: --attach: serve creates and sets up its own database, so it cannot attach to one in use; drop --attach")
+	}
 	c.noStore = true
 	if err := c.checkPaths(dbPath); err != nil {
 		return err
@@ -143,7 +146,11 @@ FLAGS
 		return usagef("--db: %v", err)
 	}
 	if !c.keep {
-		defer lock.Remove(runner.BenchDB)
+		defer func() {
+			if err := lock.Remove(runner.BenchDB); err != nil {
+				fmt.Fprintf(errw, "left in place: %v\n", err)
+			}
+		}()
 	}
 	opts := runner.Options(s, path)
 	db, err := t.Open(ctx, opts)

@@ -2,7 +2,6 @@ package own
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -18,43 +17,13 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 	"golang.org/x/sys/unix"
+
+	"litebench/internal/own/owntest"
 )
 
-// snap is what a test compares before and after: type, content, mtime.
-type snap struct {
-	mode  os.FileMode
-	link  string
-	sum   [32]byte
-	mtime time.Time
-	rdev  uint64
-}
-
-func snapshot(t *testing.T, path string) *snap {
+func same(t *testing.T, path string, before *owntest.FileState) {
 	t.Helper()
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &snap{mode: fi.Mode(), mtime: fi.ModTime(), rdev: fi.Sys().(*syscall.Stat_t).Rdev}
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		s.link, _ = os.Readlink(path)
-	case fi.Mode().IsRegular():
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.sum = sha256.Sum256(b)
-	}
-	return s
-}
-
-func same(t *testing.T, path string, before *snap) {
-	t.Helper()
-	if after := snapshot(t, path); !reflect.DeepEqual(before, after) {
+	if after := owntest.State(t, path); !reflect.DeepEqual(before, after) {
 		t.Errorf("%s changed: %+v -> %+v", path, before, after)
 	}
 }
@@ -208,7 +177,7 @@ func TestCheckAndRemove(t *testing.T) {
 		if err := mkfile(p); err != nil {
 			t.Fatal(err)
 		}
-		before, target := snapshot(t, p), snapshot(t, ours)
+		before, target := owntest.State(t, p), owntest.State(t, ours)
 		done := make(chan error, 2)
 		go func() {
 			_, err := Check(p, k)
@@ -235,7 +204,7 @@ func TestCheckAndRemove(t *testing.T) {
 	for _, suf := range Companions {
 		p := filepath.Join(dir, "new"+suf+".db")
 		os.WriteFile(p+suf, []byte("someone's journal"), 0o644)
-		before := snapshot(t, p+suf)
+		before := owntest.State(t, p+suf)
 		_, err := Check(p, k)
 		refused(t, err, "exists but "+p+" does not")
 		if err := Remove(p, k); err == nil {
@@ -275,7 +244,7 @@ func TestCheckSeesUseAndUnfinishedTransactions(t *testing.T) {
 	if err := setlk(shm, unix.F_RDLCK, 128); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, path)
+	before := owntest.State(t, path)
 	refused(t, Remove(path, k), "is open in another process")
 	same(t, path, before)
 	shm.Close()
@@ -445,7 +414,7 @@ func TestCreateIsSerialisedAndAtomic(t *testing.T) {
 	// An existing file is never replaced.
 	foreign := filepath.Join(filepath.Dir(path), "f.db")
 	os.WriteFile(foreign, []byte("mine"), 0o644)
-	before := snapshot(t, foreign)
+	before := owntest.State(t, foreign)
 	if err := Create(foreign, Store, time.Second, build); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("foreign file: %v", err)
 	}

@@ -127,6 +127,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	defer db.Close()
 	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
 	env.Options = Options(sp.Settings, path)
+	env.Attached = sp.Attach
 	if !sp.Settings.Bool("in-memory") && !sp.Attach {
 		if err := workload.MarkBenchDB(ctx, db, own.BenchAppID); err != nil {
 			return fail(fmt.Errorf("mark %s: %w", path, err))
@@ -226,8 +227,13 @@ var BenchDB = own.Bench(func(name string) bool { return benchTables[strings.ToLo
 // CheckDB applies litebench's ownership rule to a bench database path: it
 // returns false if the path does not exist, true if it is a bench database
 // litebench created holding only litebench's tables, and an error naming
-// the file and the fix otherwise.
-func CheckDB(path string) (bool, error) { return own.Check(path, BenchDB) }
+// the file and the fix otherwise. A database to attach to is in use by its
+// owner: only the file itself is checked.
+func CheckDB(path string, attach bool) (bool, error) {
+	k := BenchDB
+	k.Shared = attach
+	return own.Check(path, k)
+}
 
 // RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
 // if it passes CheckDB.
@@ -241,7 +247,7 @@ func claim(sp Spec, path string) (*own.DBLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	exists, err := CheckDB(path)
+	exists, err := CheckDB(path, sp.Attach)
 	switch _, reuse := sp.Workload.(Reuser); {
 	case err != nil:
 	case sp.Attach && !exists:
