@@ -22,6 +22,7 @@ import (
 	"litebench/internal/own"
 	"litebench/internal/own/owntest"
 	"litebench/internal/results"
+	"litebench/internal/target"
 )
 
 // The test binary doubles as litebench for the tests that need a second,
@@ -466,17 +467,25 @@ func TestReadOnlyCommandsLeaveFilesAlone(t *testing.T) {
 	if o := run(t, context.Background(), "insert", "--rows", "100", "--db", db, "--keep", "--journal", "wal", "--store", store, "--progress", "0"); o.code != 0 {
 		t.Fatal(o.err)
 	}
-	checkStore, checkDB := untouched(t, store), untouched(t, db)
-	for _, args := range [][]string{
+	foreign := filepath.Join(dir, "foreign.db")
+	sqlExec(t, foreign, "PRAGMA journal_mode=WAL", "CREATE TABLE t(x)")
+	checkStore, checkDB, checkForeign := untouched(t, store), untouched(t, db), untouched(t, foreign)
+	cmds := [][]string{
 		{"runs", "--store", store}, {"show", "--last", "--store", store}, {"export", "--all", "--store", store},
 		{"compare", "--where", "target=mattn", "--vs", "target=mattn", "--store", store},
 		{"report", "--store", store, "-o", filepath.Join(dir, "r.html")},
-		{"inspect", "--db", db}, {"pragma", "journal_mode", "--db", db},
-	} {
+	}
+	for _, name := range target.Names() {
+		for _, p := range []string{db, foreign} {
+			cmds = append(cmds, []string{"inspect", "--db", p, "--target", name}, []string{"pragma", "journal_mode", "--db", p, "--target", name})
+		}
+	}
+	for _, args := range cmds {
 		if o := runWithin(t, args...); o.code != 0 && args[0] != "compare" {
-			t.Errorf("%s: exit %d: %s", args[0], o.code, o.err)
+			t.Errorf("%v: exit %d: %s", args, o.code, o.err)
 		}
 	}
 	checkStore("read-only commands")
 	checkDB("read-only commands")
+	checkForeign("read-only commands")
 }

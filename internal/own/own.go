@@ -85,10 +85,13 @@ var Store = Kind{Name: "results store", AppID: StoreAppID, Shared: true}
 // Bench is the kind of a bench database whose tables and indexes are
 // those tables allows.
 func Bench(tables func(name string) bool) Kind {
-	return Kind{Name: "bench database", AppID: BenchAppID, Tables: tables}
+	return Kind{Name: benchName, AppID: BenchAppID, Tables: tables}
 }
 
-const fixNew = "name a new file"
+const (
+	benchName = "bench database"
+	fixNew    = "name a new file"
+)
 
 // describe names what a non-regular file is.
 func describe(path string, fi os.FileInfo) string {
@@ -189,7 +192,7 @@ func kindOf(id int32) string {
 	case StoreAppID:
 		return Store.Name
 	case BenchAppID:
-		return "bench database"
+		return benchName
 	}
 	return ""
 }

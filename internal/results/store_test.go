@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"database/sql"
 	"errors"
@@ -23,6 +24,7 @@ import (
 // and saves one run, for the tests that need several real processes.
 func TestMain(m *testing.M) {
 	if p := os.Getenv("LITEBENCH_TEST_STORE"); p != "" {
+		fmt.Println("start")
 		s, err := OpenStore(p)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -35,6 +37,7 @@ func TestMain(m *testing.M) {
 			}
 		}
 		s.Close()
+		fmt.Println("done")
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -50,19 +53,32 @@ func storeProcess(path, run string) *exec.Cmd {
 // that opens, reads and takes new runs: never a file litebench refuses.
 func TestKillDuringStoreCreation(t *testing.T) {
 	dir := t.TempDir()
-	// How long a process takes to create a store here, start to end.
-	start := time.Now()
-	if out, err := storeProcess(filepath.Join(dir, "probe.db"), "").CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
+	// started runs a process that creates the store at path and returns
+	// once it is about to; wait returns once it has.
+	started := func(path string) (cmd *exec.Cmd, wait func()) {
+		cmd = storeProcess(path, "")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		rd := bufio.NewReader(out)
+		if line, err := rd.ReadString('\n'); line != "start\n" {
+			t.Fatalf("child: %q %v", line, err)
+		}
+		return cmd, func() { rd.ReadString('\n'); cmd.Wait() }
 	}
+	// How long creating a store takes here.
+	_, wait := started(filepath.Join(dir, "probe.db"))
+	start := time.Now()
+	wait()
 	whole := time.Since(start)
 	present, absent := 0, 0
 	for i := range 24 {
 		path := filepath.Join(dir, fmt.Sprintf("s%d.db", i))
-		cmd := storeProcess(path, "")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, _ := started(path)
 		time.Sleep(time.Duration(rand.Int64N(int64(whole))))
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()

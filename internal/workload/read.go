@@ -59,6 +59,7 @@ func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
 			env.Notes = append(env.Notes, fmt.Sprintf("reused the %d bench rows already in the database", n))
 			return nil
 		}
+		env.Notes = append(env.Notes, fmt.Sprintf("the bench table held %d rows, not %d: it was dropped and loaded again", n, rows))
 		if err := env.DB.Exec(ctx, "DROP TABLE bench"); err != nil {
 			return err
 		}
