@@ -14,6 +14,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"litebench/internal/own"
 	"litebench/internal/results"
 	"litebench/internal/target"
 )
@@ -111,7 +112,7 @@ func TestInsertScanPaginateOnEveryTarget(t *testing.T) {
 				t.Errorf("settings %v", s)
 			}
 			n, app := countRows(t, db, "bench")
-			if n != 2500 || app != results.BenchAppID {
+			if n != 2500 || app != own.BenchAppID {
 				t.Errorf("database holds %d rows, application_id %#x", n, app)
 			}
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/runner"
@@ -228,10 +229,11 @@ DESCRIPTION
 	o := runner.Options(s, "litebench-pragma")
 	o.Memory = true
 	if *db != "" {
-		if _, err := os.Stat(*db); err != nil {
-			return usagef("pragma: --db %s: %v", *db, errors.Unwrap(err))
+		in, err := readOnly("pragma", *db)
+		if err != nil {
+			return err
 		}
-		o = target.Options{Path: *db, ReadOnly: true}
+		o = target.Options{Path: *db, ReadOnly: true, Immutable: in.Immutable}
 	}
 	d, err := t.Open(ctx, o)
 	if err != nil {
@@ -283,25 +285,15 @@ DESCRIPTION
 	if *db == "" {
 		return usagef("inspect: name the database with --db FILE")
 	}
-	st, err := os.Stat(*db)
+	in, err := readOnly("inspect", *db)
 	if err != nil {
-		return usagef("inspect: --db %s: %v", *db, errors.Unwrap(err))
-	}
-	if st.IsDir() {
-		return usagef("inspect: --db %s is a directory", *db)
-	}
-	ownErr := results.CheckOwned(*db, results.BenchAppID)
-	if ownErr != nil && !errors.Is(ownErr, results.ErrNotOurs) {
-		return usagef("inspect: %v", ownErr)
-	}
-	if ownErr != nil && strings.Contains(ownErr.Error(), "not a SQLite database") {
-		return usagef("inspect: %s is not a SQLite database", *db)
+		return err
 	}
 	t, err := target.Get(*tname)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	d, err := t.Open(ctx, target.Options{Path: *db, ReadOnly: true})
+	d, err := t.Open(ctx, target.Options{Path: *db, ReadOnly: true, Immutable: in.Immutable})
 	if err != nil {
 		return usagef("inspect: open %s: %v", *db, err)
 	}
@@ -314,25 +306,37 @@ DESCRIPTION
 	tb := &report.Table{Headers: []string{"property", "value"}}
 	add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
 	add("file", *db)
-	owner := "litebench bench database"
-	if errors.Is(ownErr, results.ErrNotOurs) {
-		owner = "not litebench's (application_id " + one("PRAGMA application_id") + ")"
-		if results.CheckOwned(*db, results.StoreAppID) == nil {
-			owner = "litebench results store"
+	owner := fmt.Sprintf("not litebench (application_id %#x)", uint32(in.AppID))
+	switch in.Kind {
+	case workload.BenchDB.Name:
+		owner = "litebench bench database"
+		if f := own.Foreign(in.Database, workload.BenchDB.Tables); len(f) > 0 {
+			owner += " with objects litebench did not create: " + strings.Join(f, ", ")
 		}
+	case own.Store.Name:
+		owner = "litebench results store"
 	}
 	add("created by", owner)
 	add("sqlite (reader)", func() string { v, _ := t.SQLiteVersion(); return v }())
-	add("journal_mode", one("PRAGMA journal_mode"))
+	// The header says whether the file is in WAL mode; an immutable
+	// reader's journal_mode would not.
+	mode := "delete (rollback journal)"
+	if in.WAL {
+		mode = "wal"
+	}
+	add("journal_mode", mode)
 	add("page_size", one("PRAGMA page_size"))
 	add("page_count", one("PRAGMA page_count"))
 	add("freelist_count", one("PRAGMA freelist_count"))
 	add("auto_vacuum", one("PRAGMA auto_vacuum"))
 	add("user_version", one("PRAGMA user_version"))
-	for _, suf := range []string{"", "-wal", "-shm"} {
-		if st, err := os.Stat(*db + suf); err == nil {
+	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
+		if st, err := os.Lstat(*db + suf); err == nil {
 			add("size"+suf, fmt.Sprintf("%d bytes", st.Size()))
 		}
+	}
+	if in.Immutable && in.WALBytes > 0 {
+		add("note", "read as immutable, so nothing is created beside it: what is only in its -wal is not shown")
 	}
 	var tables []string
 	d.Query(ctx, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name", nil, func(r target.Row) error {
@@ -353,4 +357,18 @@ DESCRIPTION
 	})
 	add("compile_options", strings.Join(opts, " "))
 	return tb.Render(out, "table")
+}
+
+// readOnly looks at the database file a read-only command is given: a
+// non-empty regular file (never a pipe, device or link), a SQLite database.
+// It says how to open it without writing or creating anything.
+func readOnly(cmd, path string) (*own.Info, error) {
+	in, err := own.Read(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, usagef("%s: --db %s does not exist", cmd, path)
+	}
+	if err != nil {
+		return nil, usagef("%s: %v", cmd, err)
+	}
+	return in, nil
 }

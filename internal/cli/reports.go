@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
 )
@@ -200,28 +202,43 @@ func cmdImport(ctx context.Context, args []string, out, errw io.Writer) error {
     litebench import - add runs from 'litebench export' to a store
 
 SYNOPSIS
-    litebench import [--store FILE] FILE.jsonl...   (- reads stdin)
+    litebench import [--store FILE] [--replace] FILE.jsonl...   (- reads stdin)
 
 DESCRIPTION
-    Every line must be a run; the whole file is checked before anything is
-    written. A run whose id is already in the store is replaced by the
-    imported one.
+    Every line must be a complete run: a run id, workload, target, start
+    time and a status (ok, failed, interrupted or lost), counts that are
+    not negative and finite numbers. Everything is checked before anything
+    is written, and the runs are written in one transaction: a bad line
+    leaves the store untouched.
+
+    A run whose id is already in the store (or twice in the input) is
+    refused, naming the line; --replace replaces stored runs with the
+    imported ones and says how many it replaced.
 `)
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	store := fs.String("store", "litebench.db", "results store")
+	replace := fs.Bool("replace", false, "replace stored runs that have the same run id")
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("import: name a file of runs from 'litebench export' (- for stdin)")
 	}
+	if dir := filepath.Dir(*store); !isDir(dir) {
+		return usagef("--store %s: directory %s does not exist", *store, dir)
+	}
+	exists, err := own.Check(*store, own.Store)
+	if err != nil {
+		return usagef("--store: %v", err)
+	}
 	var rs []*results.Result
+	where := map[string]string{} // run id → file:line
 	for _, name := range fs.Args() {
 		var rd io.Reader
 		if name == "-" {
 			rd = os.Stdin
 		} else {
-			f, err := os.Open(name)
+			f, err := openInput(name)
 			if err != nil {
 				return usagef("import: %v", err)
 			}
@@ -236,34 +253,77 @@ DESCRIPTION
 			if strings.TrimSpace(sc.Text()) == "" {
 				continue
 			}
+			at := fmt.Sprintf("%s line %d", name, line)
 			r, err := results.UnmarshalJSONLine(sc.Bytes())
-			if err != nil {
-				return usagef("import: %s line %d: %v; import reads what 'litebench export' writes", name, line, err)
+			if err == nil {
+				err = results.Validate(r)
 			}
+			if err != nil {
+				return usagef("import: %s: %v; import reads what 'litebench export' writes", at, err)
+			}
+			if prev, ok := where[r.RunID]; ok {
+				return usagef("import: %s: run %s is also at %s; import each run once", at, r.RunID, prev)
+			}
+			where[r.RunID] = at
 			rs = append(rs, r)
 		}
 		if err := sc.Err(); err != nil {
 			return usagef("import: %s: %v", name, err)
 		}
 	}
-	if err := results.CheckOwned(*store, results.StoreAppID); err != nil {
-		return usagef("--store: %v; pass a new path", err)
-	}
-	if dir := filepath.Dir(*store); !isDir(dir) {
-		return usagef("--store %s: directory %s does not exist", *store, dir)
+	if exists && !*replace {
+		ids := make([]string, len(rs))
+		for i, r := range rs {
+			ids[i] = r.RunID
+		}
+		s, err := results.OpenStoreReadOnly(*store)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		have, err := s.Existing(ids)
+		s.Close()
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if have[r.RunID] {
+				return usagef("import: %s: run %s is already in %s; pass --replace to replace stored runs", where[r.RunID], r.RunID, *store)
+			}
+		}
 	}
 	s, err := results.OpenStore(*store)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	for _, r := range rs {
-		if err := s.Save(r); err != nil {
-			return err
-		}
+	replaced, err := s.Import(rs, *replace)
+	var dup *results.DuplicateError
+	if errors.As(err, &dup) {
+		// Stored by another process since the check above.
+		return usagef("import: %s: run %s is already in %s; pass --replace to replace stored runs", where[dup.RunID], dup.RunID, *store)
 	}
-	fmt.Fprintf(errw, "imported %d run(s) into %s\n", len(rs), s.Path())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errw, "imported %d run(s) into %s", len(rs), s.Path())
+	if *replace {
+		fmt.Fprintf(errw, ", replacing %d stored run(s) with the same id", replaced)
+	}
+	fmt.Fprintln(errw)
 	return nil
+}
+
+// openInput opens a file a command reads: a regular file, or a named pipe
+// (a shell's process substitution), never a device or directory.
+func openInput(name string) (*os.File, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() && fi.Mode()&os.ModeNamedPipe == 0 {
+		return nil, fmt.Errorf("%s is not a file", name)
+	}
+	return os.Open(name)
 }
 
 // writeReport writes the HTML report of rs to path, refusing to replace a
@@ -288,23 +348,11 @@ func writeReport(path string, rs []*results.Result, title string) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// checkReportPath allows a new file or a litebench report.
+// checkReportPath allows a new file or a litebench report (a regular file
+// that starts with report.HTMLMarker).
 func checkReportPath(flagName, path string) error {
-	if dir := filepath.Dir(path); !isDir(dir) {
-		return usagef("%s %s: directory %s does not exist", flagName, path, dir)
-	}
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return usagef("%s %s: %v", flagName, path, err)
-	}
-	defer f.Close()
-	head := make([]byte, len(report.HTMLMarker))
-	n, _ := io.ReadFull(f, head)
-	if string(head[:n]) != report.HTMLMarker {
-		return usagef("%s %s: the file exists and is not a litebench report; name a new file", flagName, path)
+	if _, err := own.CheckMarked(path, report.HTMLMarker, "report"); err != nil {
+		return usagef("%s: %v", flagName, err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"litebench/internal/limits"
+	"litebench/internal/own"
 	sweep "litebench/internal/plan"
 	"litebench/internal/report"
 	"litebench/internal/results"
@@ -28,6 +29,7 @@ type common struct {
 	dir      string
 	db       string
 	keep     bool
+	attach   bool
 	store    string
 	noStore  bool
 	format   string
@@ -47,6 +49,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", "", "directory for bench databases (default: a new temp dir, removed afterwards)")
 	fs.StringVar(&c.db, "db", "", "bench database file, optionally with seed-style parameters: 'a.db?_journal=wal&_sync=0'")
 	fs.BoolVar(&c.keep, "keep", false, "keep the bench database files after the run")
+	fs.BoolVar(&c.attach, "attach", false, "scan or paginate --db beside the litebench process that owns it, as it is (not created, reset, set up or removed)")
 	fs.StringVar(&c.store, "store", "litebench.db", "results store file")
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
 	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt")
@@ -94,6 +97,12 @@ type plan struct {
 	tempDir bool
 	store   *results.Store
 	c       *common
+	// dbPath is --db; dbLock holds it for the whole plan.
+	dbPath string
+	dbLock *own.DBLock
+	// run is this process's marked directory: its lock tells readers of
+	// the store that the runs begun here are still running.
+	run *own.Dir
 }
 
 // usage turns the planner's input errors into usage errors (exit 2).
@@ -146,22 +155,31 @@ func (c *common) checkPaths(dbPath string) error {
 		return usagef("--wal-warn %q: want a size such as 64MB, 1GB or 0", c.walWarn)
 	}
 	if dbPath != "" {
-		if err := results.CheckOwned(dbPath, results.BenchAppID); err != nil {
-			return usagef("--db: %v; litebench only writes databases it created, so name a new file", err)
-		}
 		if dir := filepath.Dir(dbPath); !isDir(dir) {
 			return usagef("--db %s: directory %s does not exist", dbPath, dir)
 		}
+		if err := own.ProbeDB(dbPath, c.attach); err != nil {
+			return usagef("--db: %v", err)
+		}
+		exists, err := runner.CheckDB(dbPath, c.attach)
+		if err != nil {
+			return usagef("--db: %v", err)
+		}
+		if c.attach && !exists {
+			return usagef("--attach: %s does not exist; start the command that creates it without --attach", dbPath)
+		}
+	} else if c.attach {
+		return usagef("--attach needs --db FILE: the database another litebench process owns")
 	}
 	if c.dir != "" && !isDir(c.dir) {
 		return usagef("--dir %s: not an existing directory; create it first", c.dir)
 	}
 	if !c.noStore {
-		if err := results.CheckOwned(c.store, results.StoreAppID); err != nil {
-			return usagef("--store: %v; pass a new path or --no-store", err)
-		}
 		if dir := filepath.Dir(c.store); !isDir(dir) {
 			return usagef("--store %s: directory %s does not exist", c.store, dir)
+		}
+		if _, err := own.Check(c.store, own.Store); err != nil {
+			return usagef("--store: %v, or pass --no-store", err)
 		}
 	}
 	return nil
@@ -189,17 +207,35 @@ func (c *common) applyLimits() error {
 	return nil
 }
 
-// open creates what the plan needs: the temp dir and the store.
+// open creates what the plan needs: the claim on --db, the temp dir and
+// the store. On error it leaves nothing behind.
 func (p *plan) open() error {
 	if err := p.c.applyLimits(); err != nil {
 		return err
 	}
-	if p.c.dir == "" {
-		d, err := os.MkdirTemp("", "litebench-")
+	err := p.create()
+	if err != nil {
+		p.close()
+	}
+	return err
+}
+
+func (p *plan) create() error {
+	own.CleanStale() // directories of killed runs
+	if p.dbPath != "" && p.usesFile() {
+		l, err := own.LockDB(p.dbPath, p.c.attach)
 		if err != nil {
-			return err
+			return usagef("--db: %v", err)
 		}
-		p.dir, p.tempDir = d, true
+		p.dbLock = l
+	}
+	d, err := own.NewDir()
+	if err != nil {
+		return err
+	}
+	p.run = d
+	if p.c.dir == "" {
+		p.dir, p.tempDir = d.Path, true
 	} else {
 		p.dir = p.c.dir
 	}
@@ -208,6 +244,7 @@ func (p *plan) open() error {
 		if err != nil {
 			return err
 		}
+		s.SetLock(d.LockPath())
 		p.store = s
 	}
 	for i := range p.specs {
@@ -216,13 +253,28 @@ func (p *plan) open() error {
 	return nil
 }
 
+// usesFile reports whether any run of the plan uses a database file.
+func (p *plan) usesFile() bool {
+	for _, sp := range p.specs {
+		if !sp.Settings.Bool("in-memory") {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *plan) close() {
 	limits.Release()
 	if p.store != nil {
 		p.store.Close()
 	}
-	if p.tempDir && !p.c.keep {
-		os.RemoveAll(p.dir)
+	if p.run != nil {
+		// A kept temp dir is the user's now; the lock-only dir beside
+		// --dir goes.
+		p.run.Close(p.tempDir && p.c.keep)
+	}
+	if p.dbLock != nil {
+		p.dbLock.Release()
 	}
 }
 
@@ -240,6 +292,13 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			sp.SeriesInterval = p.c.series
 			sp.WALWarn = walWarn
 			fmt.Fprintf(errw, "%s ...\n", sp.Label)
+			if p.store != nil {
+				// A run the process does not live to finish shows as lost,
+				// not missing.
+				if err := p.store.Begin(runner.Pending(*sp)); err != nil {
+					return fmt.Errorf("saving run %s: %w", sp.RunID, err)
+				}
+			}
 			return nil
 		},
 		Done: func(sp *runner.Spec, r *results.Result) error {
@@ -313,6 +372,12 @@ TARGET AND OUTPUT FLAGS
                        cache=shared. Only a new file or one litebench created.
     --dir DIR          directory for bench databases (default: a temp dir)
     --keep             keep bench databases after the run
+    --attach           scan or paginate --db beside the litebench process
+                       that owns it (seed 000's reads and writes across
+                       processes): the database is used as it is, never
+                       created, reset, set up or removed, and each run
+                       notes it was attached. Without --attach a database in
+                       use by another litebench process is refused (exit 2).
     --store FILE       results store (default litebench.db)
     --no-store         do not save runs
     --format F         table, markdown, csv, json (one object per run per
@@ -394,12 +459,12 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	}
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
-		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, CPUs: c.cpus, Memory: c.memory,
+		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
 	})
 	if err != nil {
 		return nil, usage(err)
 	}
-	return &plan{sweepID: pl.SweepID, specs: pl.Cells, c: c}, nil
+	return &plan{sweepID: pl.SweepID, specs: pl.Cells, c: c, dbPath: dbPath}, nil
 }
 
 // paramLists reads the workload parameter flags: a comma list given to a

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/results"
+	"litebench/internal/own"
 	"litebench/internal/runner"
 	"litebench/internal/serve"
 	"litebench/internal/settings"
@@ -106,6 +106,9 @@ FLAGS
 	if err := serve.Check(*strategy, t, s.Bool("in-memory")); err != nil {
 		return usageError{err.Error()}
 	}
+	if c.attach {
+		return usagef("serve: --attach: serve creates and sets up its own database, so it cannot attach to one in use; drop --attach")
+	}
 	c.noStore = true
 	if err := c.checkPaths(dbPath); err != nil {
 		return err
@@ -120,24 +123,34 @@ FLAGS
 	}
 	defer ln.Close()
 
+	own.CleanStale()
+	tmp, err := own.NewDir()
+	if err != nil {
+		return err
+	}
+	defer tmp.Close(c.dir == "" && c.keep)
 	dir := c.dir
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "litebench-serve-"); err != nil {
-			return err
-		}
-		if !c.keep {
-			defer os.RemoveAll(dir)
-		}
+		dir = tmp.Path
 	}
 	path := dbPath
 	if path == "" {
 		path = filepath.Join(dir, "litebench-serve.db")
 	}
+	lock, err := own.LockDB(path, false)
+	if err != nil {
+		return usagef("--db: %v", err)
+	}
+	defer lock.Release()
 	if err := runner.RemoveDB(path); err != nil {
-		return usageError{err.Error()}
+		return usagef("--db: %v", err)
 	}
 	if !c.keep {
-		defer runner.RemoveDB(path)
+		defer func() {
+			if err := lock.Remove(workload.BenchDB); err != nil {
+				fmt.Fprintf(errw, "left in place: %v\n", err)
+			}
+		}()
 	}
 	opts := runner.Options(s, path)
 	db, err := t.Open(ctx, opts)
@@ -146,18 +159,28 @@ FLAGS
 	}
 	defer db.Close()
 	if !s.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
+		if err := workload.MarkBenchDB(ctx, db, own.BenchAppID); err != nil {
 			return err
 		}
 	}
 	if err := workload.SetupPages(ctx, db, rows, int(body), *seed, *immutable); err != nil {
 		return fmt.Errorf("creating pages: %w", err)
 	}
-	file := filepath.Join(dir, "litebench-page.html")
-	if err := os.WriteFile(file, []byte(workload.Text(*seed, 0, int(body))), 0o644); err != nil {
+	lock.Share()
+	// The control's file: a new name, never one that exists.
+	f, err := os.CreateTemp(dir, "litebench-page-*.html")
+	if err != nil {
 		return err
 	}
+	file := f.Name()
 	defer os.Remove(file)
+	_, err = f.WriteString(workload.Text(*seed, 0, int(body)))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
 	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Options: serve.ReadOptions(opts, *immutable), Handles: *handles, File: file})
 	if err != nil {
 		return err

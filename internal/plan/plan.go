@@ -82,6 +82,9 @@ type Request struct {
 	DBPath string
 	// Keep leaves bench databases on disk after their runs.
 	Keep bool
+	// Attach uses DBPath as it is, beside the litebench process that owns
+	// it (only workloads that reuse data may).
+	Attach bool
 	// CPUs and Memory are the limits the runs are confined to (0 and ""
 	// for none); each cell's command repeats them.
 	CPUs   int
@@ -163,12 +166,15 @@ func Build(req Request) (*Plan, error) {
 					}
 					p.Cells = append(p.Cells, Cell{Params: pp, Spec: runner.Spec{
 						RunID: ids.Next(), SweepID: ids.Sweep(),
-						Workload: w, Target: t, Settings: s, DBPath: req.DBPath, Keep: req.Keep,
+						Workload: w, Target: t, Settings: s, DBPath: req.DBPath, Keep: req.Keep, Attach: req.Attach,
 						Label: label, Command: cellCommand(spec, t, pp, s, req), Repeat: rp,
 					}})
 				}
 			}
 		}
+	}
+	if _, reuse := p.Cells[0].Workload.(runner.Reuser); req.Attach && !reuse {
+		return nil, inputf("--attach: %s sets up its own tables, which would reset %s; attach scan or paginate, which read what is there", spec.Name, req.DBPath)
 	}
 	if repeat > 1 && req.DBPath != "" {
 		// A named database would be reused by the next repetition.
@@ -348,6 +354,9 @@ func cellCommand(spec *workload.Spec, t target.Target, pp map[string]string, s s
 	}
 	if req.DBPath != "" {
 		parts = append(parts, "--db", shellQuote(req.DBPath))
+	}
+	if req.Attach {
+		parts = append(parts, "--attach")
 	}
 	if req.CPUs > 0 {
 		parts = append(parts, "--cpus", strconv.Itoa(req.CPUs))

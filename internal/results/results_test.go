@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"litebench/internal/own"
 	"litebench/internal/units"
 )
 
@@ -304,7 +305,7 @@ func TestStoreSaveGetList(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if err := CheckOwned(path, StoreAppID); err != nil {
+	if ok, err := own.Check(path, own.Store); !ok || err != nil {
 		t.Fatalf("store not marked: %v", err)
 	}
 	ro, err := OpenStoreReadOnly(path)
@@ -337,7 +338,7 @@ func TestStoreRefusesForeignFiles(t *testing.T) {
 	text := filepath.Join(dir, "notes.txt")
 	os.WriteFile(text, []byte("hello, this is not a database at all, not even close to one, really...............................................!"), 0o644)
 	before, _ := os.ReadFile(text)
-	if _, err := OpenStore(text); !errors.Is(err, ErrNotOurs) {
+	if _, err := OpenStore(text); !errors.Is(err, own.ErrNotOurs) {
 		t.Errorf("text file: %v", err)
 	}
 	after, _ := os.ReadFile(text)
@@ -351,7 +352,7 @@ func TestStoreRefusesForeignFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if err := CheckOwned(bench, BenchAppID); !errors.Is(err, ErrNotOurs) {
+	if _, err := own.Check(bench, own.Bench(func(string) bool { return true })); !errors.Is(err, own.ErrNotOurs) {
 		t.Errorf("store accepted as bench db: %v", err)
 	}
 }

@@ -6,64 +6,48 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"litebench/internal/own"
 )
 
-// Application ids that mark the SQLite files litebench creates.
+// Statuses the store gives runs besides the ones a run ends with.
 const (
-	StoreAppID = 0x4c420001 // results store
-	BenchAppID = 0x4c420002 // bench database
+	// StatusRunning: the run's row was written at its start and its
+	// process is still running.
+	StatusRunning = "running"
+	// StatusLost: the run's process died (killed, out of memory, power
+	// cut) before the run ended: its lock is gone.
+	StatusLost = "lost"
 )
 
-// ErrNotOurs is wrapped by errors about files litebench did not create.
-var ErrNotOurs = errors.New("not created by litebench")
-
-// CheckOwned returns nil when path does not exist or is an empty file, and
-// an error wrapping ErrNotOurs when it is anything but a SQLite database
-// carrying appID. It never writes.
-func CheckOwned(path string, appID int32) error {
-	st, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return fmt.Errorf("%s is a directory", path)
-	}
-	if st.Size() == 0 {
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var hdr [100]byte
-	n, _ := f.ReadAt(hdr[:], 0)
-	if n < 100 || string(hdr[:16]) != "SQLite format 3\x00" {
-		return fmt.Errorf("%s: %w (not a SQLite database)", path, ErrNotOurs)
-	}
-	got := int32(uint32(hdr[68])<<24 | uint32(hdr[69])<<16 | uint32(hdr[70])<<8 | uint32(hdr[71]))
-	if got != appID {
-		return fmt.Errorf("%s: %w (application_id %#x)", path, ErrNotOurs, uint32(got))
-	}
-	return nil
-}
-
-// Store keeps runs in a SQLite file.
+// Store keeps runs in a SQLite file. Any number of processes may append
+// to one store at once.
 type Store struct {
 	db   *sql.DB
 	path string
+	// lock is the lock file of this process's run directory (own.Dir),
+	// written beside runs that start, so that readers can tell a running
+	// run from a lost one.
+	lock string
+	// Read-only stores are opened immutable when no -wal exists (nothing
+	// is created beside the file); stamp tells whether the file changed
+	// while it was read, in which case the read is done again.
+	readOnly, immutable bool
+	stamp               os.FileInfo
+	version             int
 }
 
+// schemaVersion is the store's user_version: 2 added the owner columns.
+const schemaVersion = 2
+
 const schema = `
-CREATE TABLE IF NOT EXISTS runs(
+CREATE TABLE runs(
 	run_id TEXT PRIMARY KEY,
 	sweep_id TEXT,
 	started_at TEXT NOT NULL,
@@ -73,10 +57,13 @@ CREATE TABLE IF NOT EXISTS runs(
 	rows INTEGER NOT NULL,
 	elapsed_seconds REAL NOT NULL,
 	rows_per_second REAL NOT NULL,
-	result TEXT NOT NULL
+	result TEXT NOT NULL,
+	owner_pid INTEGER,
+	owner_host TEXT,
+	owner_lock TEXT
 );
-CREATE INDEX IF NOT EXISTS runs_sweep ON runs(sweep_id);
-CREATE INDEX IF NOT EXISTS runs_started ON runs(started_at);
+CREATE INDEX runs_sweep ON runs(sweep_id);
+CREATE INDEX runs_started ON runs(started_at);
 `
 
 var storeDriver = &sqlite3.SQLiteDriver{}
@@ -86,33 +73,132 @@ type connector struct{ dsn string }
 func (c connector) Connect(context.Context) (driver.Conn, error) { return storeDriver.Open(c.dsn) }
 func (c connector) Driver() driver.Driver                        { return storeDriver }
 
-// OpenStore opens (creating if needed) the store at path. It refuses a file
-// that is not a litebench store.
-func OpenStore(path string) (*Store, error) {
-	if err := CheckOwned(path, StoreAppID); err != nil {
-		return nil, fmt.Errorf("results store %w; pass --store with a new path", err)
-	}
-	db := sql.OpenDB(connector{"file:" + escape(path) + "?_busy_timeout=10000&_journal_mode=WAL&_txlock=immediate"})
+func openDB(path, params string) *sql.DB {
+	db := sql.OpenDB(connector{"file:" + escape(path) + "?" + params})
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path}
-	if err := s.init(); err != nil {
-		db.Close()
+	return db
+}
+
+// busy is the busy timeout of every store connection: writers of other
+// processes are waited for, not failed on.
+const busy = "_busy_timeout=10000"
+
+// OpenStore opens the store at path for appending runs, creating it if it
+// does not exist. A new store is made whole under a temporary name and
+// linked into place (own.Create), so a kill at any instant leaves no store
+// or a valid one, and processes creating it at once are serialised.
+func OpenStore(path string) (*Store, error) {
+	err := own.Create(path, own.Store, 30*time.Second, func(tmp string) error {
+		db := openDB(tmp, "_txlock=immediate")
+		_, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d; PRAGMA journal_mode = WAL;", own.StoreAppID, schemaVersion) + schema)
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("results store: %w", err)
+	}
+	s := &Store{db: openDB(path, busy+"&_txlock=immediate"), path: path}
+	if err := s.migrate(); err != nil {
+		s.db.Close()
 		return nil, fmt.Errorf("results store %s: %v", path, err)
 	}
 	return s, nil
 }
 
-// OpenStoreReadOnly opens an existing store without creating or changing it.
+// migrate brings a store of an older litebench to schemaVersion.
+func (s *Store) migrate() error {
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&s.version); err != nil {
+		return err
+	}
+	if s.version == schemaVersion {
+		return nil
+	}
+	if s.version > schemaVersion {
+		return fmt.Errorf("written by a newer litebench (schema %d); use that version or another --store", s.version)
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&s.version); err != nil || s.version == schemaVersion {
+		return err
+	}
+	for _, q := range []string{
+		"ALTER TABLE runs ADD COLUMN owner_pid INTEGER",
+		"ALTER TABLE runs ADD COLUMN owner_host TEXT",
+		"ALTER TABLE runs ADD COLUMN owner_lock TEXT",
+		fmt.Sprintf("PRAGMA user_version = %d", schemaVersion),
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	s.version = schemaVersion
+	return tx.Commit()
+}
+
+// OpenStoreReadOnly opens an existing store without creating or changing
+// anything: no -shm or -wal is created beside it, and it stays
+// byte-identical.
 func OpenStoreReadOnly(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("results store %s: %v (run a benchmark first, or pass --store)", path, errors.Unwrap(err))
+	s := &Store{path: path, readOnly: true}
+	if err := s.openReadOnly(); err != nil {
+		return nil, err
 	}
-	if err := CheckOwned(path, StoreAppID); err != nil {
-		return nil, fmt.Errorf("results store %w; pass --store with a litebench store", err)
+	return s, nil
+}
+
+func (s *Store) openReadOnly() error {
+	in, err := own.Read(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("results store %s does not exist (run a benchmark first, or pass --store)", s.path)
 	}
-	db := sql.OpenDB(connector{"file:" + escape(path) + "?mode=ro&_busy_timeout=10000"})
-	db.SetMaxOpenConns(1)
-	return &Store{db: db, path: path}, nil
+	if err != nil {
+		return fmt.Errorf("results store %w", err)
+	}
+	if in.Kind != own.Store.Name {
+		return fmt.Errorf("results store %s is not a litebench results store (application_id %#x); pass --store with a litebench store", s.path, uint32(in.AppID))
+	}
+	s.stamp, _ = os.Stat(s.path)
+	s.immutable = in.Immutable
+	params := "mode=ro&" + busy
+	if s.immutable {
+		params = "mode=ro&immutable=1"
+	}
+	s.db = openDB(s.path, params)
+	if err := s.db.QueryRow("PRAGMA user_version").Scan(&s.version); err != nil {
+		s.db.Close()
+		return fmt.Errorf("results store %s: %v", s.path, err)
+	}
+	return nil
+}
+
+// read runs fn, and again if the file changed under an immutable reader
+// (another process wrote the store meanwhile).
+func (s *Store) read(fn func() error) error {
+	for range 3 {
+		err := fn()
+		if !s.immutable || !s.changed() {
+			return err
+		}
+		s.db.Close()
+		if err := s.openReadOnly(); err != nil {
+			return err
+		}
+	}
+	return fn()
+}
+
+func (s *Store) changed() bool {
+	st, err := os.Stat(s.path)
+	if err != nil || s.stamp == nil || st.Size() != s.stamp.Size() || !st.ModTime().Equal(s.stamp.ModTime()) {
+		return true
+	}
+	_, err = os.Lstat(s.path + "-wal")
+	return err == nil
 }
 
 func escape(p string) string {
@@ -120,46 +206,179 @@ func escape(p string) string {
 	return r.Replace(p)
 }
 
-func (s *Store) init() error {
-	var id int32
-	if err := s.db.QueryRow("PRAGMA application_id").Scan(&id); err != nil {
-		return err
-	}
-	if id == 0 {
-		if _, err := s.db.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = 1", int32(StoreAppID))); err != nil {
-			return err
-		}
-	}
-	_, err := s.db.Exec(schema)
-	return err
-}
-
 // Path returns the store's file path.
 func (s *Store) Path() string { return s.path }
+
+// SetLock names the lock file (an own.Dir's) that Begin records as the
+// owner of the runs this process starts.
+func (s *Store) SetLock(path string) { s.lock = path }
 
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-// Save inserts or replaces r.
+const insert = `INSERT OR REPLACE INTO runs(run_id, sweep_id, started_at, workload, target, status, rows, elapsed_seconds, rows_per_second, result, owner_pid, owner_host, owner_lock)
+	VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+func args(r *Result, b []byte) []any {
+	return []any{r.RunID, r.SweepID, r.StartedAt.UTC().Format(time.RFC3339Nano), r.Workload, r.Target, r.Status, r.Rows, r.Elapsed, r.RowsPerSecond, string(b)}
+}
+
+// Begin records r (a run about to start) as running, owned by this
+// process: should the process die before Save, readers show it as lost.
+// A nil store records nothing.
+func (s *Store) Begin(r *Result) error {
+	if s == nil {
+		return nil
+	}
+	b, err := MarshalJSONLine(r)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	a := args(r, b)
+	a[5] = StatusRunning
+	_, err = s.db.Exec(insert, append(a, os.Getpid(), host, s.lock)...)
+	return err
+}
+
+// Save records r as ended, replacing its row from Begin.
 func (s *Store) Save(r *Result) error {
 	b, err := MarshalJSONLine(r)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Exec(`INSERT OR REPLACE INTO runs(run_id, sweep_id, started_at, workload, target, status, rows, elapsed_seconds, rows_per_second, result)
-		VALUES(?,?,?,?,?,?,?,?,?,?)`,
-		r.RunID, r.SweepID, r.StartedAt.UTC().Format(time.RFC3339Nano), r.Workload, r.Target, r.Status, r.Rows, r.Elapsed, r.RowsPerSecond, string(b))
+	_, err = s.db.Exec(insert, append(args(r, b), nil, nil, nil)...)
 	return err
+}
+
+// Existing returns which of ids the store holds.
+func (s *Store) Existing(ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := s.read(func() error {
+		clear(out)
+		for _, id := range ids {
+			var n int
+			if err := s.db.QueryRow("SELECT count(*) FROM runs WHERE run_id = ?", id).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				out[id] = true
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DuplicateError is Import's refusal of a run whose id the store holds.
+type DuplicateError struct{ RunID string }
+
+func (e *DuplicateError) Error() string {
+	return "run " + e.RunID + " is already in the store"
+}
+
+// Import adds rs in one transaction: all or nothing. A run whose id is in
+// the store is an error (*DuplicateError) unless replace is set; it
+// returns how many runs it replaced.
+func (s *Store) Import(rs []*Result, replace bool) (replaced int, err error) {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	for _, r := range rs {
+		var n int
+		if err := tx.QueryRow("SELECT count(*) FROM runs WHERE run_id = ?", r.RunID).Scan(&n); err != nil {
+			return 0, err
+		}
+		if n > 0 {
+			if !replace {
+				return 0, &DuplicateError{r.RunID}
+			}
+			replaced++
+		}
+		b, err := MarshalJSONLine(r)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(insert, append(args(r, b), nil, nil, nil)...); err != nil {
+			return 0, err
+		}
+	}
+	return replaced, tx.Commit()
+}
+
+// Validate checks a run read from outside the store (an import): the
+// fields every run has, a status from the known set, counts that are not
+// negative and numbers that are finite.
+func Validate(r *Result) error {
+	switch {
+	case strings.TrimSpace(r.RunID) == "":
+		return errors.New("run_id is empty")
+	case strings.TrimSpace(r.Workload) == "":
+		return errors.New("workload is empty")
+	case strings.TrimSpace(r.Target) == "":
+		return errors.New("target is empty")
+	case r.StartedAt.IsZero():
+		return errors.New("started_at is missing")
+	}
+	switch r.Status {
+	case StatusOK, StatusFailed, StatusInterrupted, StatusLost:
+	case StatusRunning:
+		return errors.New("status running: the run had not ended when it was exported; export it again once it has")
+	default:
+		return fmt.Errorf("status %q: want ok, failed, interrupted or lost", r.Status)
+	}
+	bad := func(name string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return fmt.Errorf("%s is %v: want a finite number, not negative", name, v)
+		}
+		return nil
+	}
+	count := func(name string, n int64) error {
+		if n < 0 {
+			return fmt.Errorf("%s is %d: want 0 or more", name, n)
+		}
+		return nil
+	}
+	errs := []error{count("count", r.Rows), count("repeat", int64(r.Repeat)), bad("elapsed_seconds", r.Elapsed)}
+	for _, m := range r.Metrics {
+		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+			errs = append(errs, fmt.Errorf("metric %s is %v: want a finite number", m.Name, m.Value))
+		}
+	}
+	for _, o := range r.Ops {
+		errs = append(errs, count("ops "+o.Name+" count", o.Count), count("ops "+o.Name+" retries", o.Retries),
+			count("ops "+o.Name+" late", o.Late), count("ops "+o.Name+" overrun", o.Overrun))
+		for k, n := range o.Errors {
+			errs = append(errs, count("ops "+o.Name+" errors "+k, n))
+		}
+		for k, v := range o.Service {
+			errs = append(errs, bad("ops "+o.Name+" service "+k, v))
+		}
+		for k, v := range o.Response {
+			errs = append(errs, bad("ops "+o.Name+" response "+k, v))
+		}
+	}
+	for i, p := range r.Series {
+		errs = append(errs, count(fmt.Sprintf("series[%d] rows", i), p.Rows), bad(fmt.Sprintf("series[%d] t", i), p.T))
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Get returns the run with id, or a sweep's runs when id is a sweep id.
 // A unique prefix of a run id is accepted.
 func (s *Store) Get(id string) ([]*Result, error) {
-	rs, err := s.query(`SELECT result FROM runs WHERE run_id = ? OR sweep_id = ? ORDER BY started_at, run_id`, id, id)
+	rs, err := s.query(`WHERE run_id = ? OR sweep_id = ? ORDER BY started_at, run_id`, id, id)
 	if err != nil || len(rs) > 0 {
 		return rs, err
 	}
-	rs, err = s.query(`SELECT result FROM runs WHERE run_id LIKE ? ORDER BY started_at`, id+"%")
+	rs, err = s.query(`WHERE run_id LIKE ? ORDER BY started_at`, id+"%")
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +393,7 @@ func (s *Store) Get(id string) ([]*Result, error) {
 
 // List returns the newest runs first, at most limit (0 = all).
 func (s *Store) List(limit int) ([]*Result, error) {
-	q := `SELECT result FROM runs ORDER BY started_at DESC, run_id DESC`
+	q := `ORDER BY started_at DESC, run_id DESC`
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
@@ -184,7 +403,9 @@ func (s *Store) List(limit int) ([]*Result, error) {
 // LastSweep returns the runs of the newest sweep.
 func (s *Store) LastSweep() ([]*Result, error) {
 	var sweep string
-	err := s.db.QueryRow(`SELECT sweep_id FROM runs ORDER BY started_at DESC LIMIT 1`).Scan(&sweep)
+	err := s.read(func() error {
+		return s.db.QueryRow(`SELECT sweep_id FROM runs ORDER BY started_at DESC LIMIT 1`).Scan(&sweep)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no runs in %s yet", s.path)
 	}
@@ -194,23 +415,39 @@ func (s *Store) LastSweep() ([]*Result, error) {
 	return s.Get(sweep)
 }
 
-func (s *Store) query(q string, args ...any) ([]*Result, error) {
-	rows, err := s.db.Query(q, args...)
-	if err != nil {
-		return nil, err
+// query reads the runs the clause selects. A row still marked running
+// whose process is gone (its lock free) is returned as lost.
+func (s *Store) query(clause string, args ...any) ([]*Result, error) {
+	owner := "owner_host, owner_lock"
+	if s.version < 2 {
+		owner = "NULL, NULL"
 	}
-	defer rows.Close()
+	host, _ := os.Hostname()
 	var out []*Result
-	for rows.Next() {
-		var b string
-		if err := rows.Scan(&b); err != nil {
-			return nil, err
-		}
-		r, err := UnmarshalJSONLine([]byte(b))
+	err := s.read(func() error {
+		out = out[:0]
+		rows, err := s.db.Query(`SELECT result, status, `+owner+` FROM runs `+clause, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		for rows.Next() {
+			var b, status string
+			var ownerHost, lock sql.NullString
+			if err := rows.Scan(&b, &status, &ownerHost, &lock); err != nil {
+				return err
+			}
+			r, err := UnmarshalJSONLine([]byte(b))
+			if err != nil {
+				return err
+			}
+			r.Status = status
+			if status == StatusRunning && (!lock.Valid || ownerHost.String == host && !own.Alive(lock.String)) {
+				r.Status = StatusLost
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
 }

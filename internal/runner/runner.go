@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"litebench/internal/metrics"
+	"litebench/internal/own"
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
@@ -35,6 +35,9 @@ type Spec struct {
 	Dir    string
 	// Keep leaves the bench database on disk after the run.
 	Keep bool
+	// Attach uses DBPath as it is, beside the litebench process that owns
+	// it: the run neither creates, resets, sets up nor removes it.
+	Attach bool
 	// Repeat numbers repetitions of one cell (0 or 1 for a single run).
 	Repeat int
 	// Name is the run's label in results (Label without progress counters).
@@ -76,6 +79,21 @@ type Controlled interface {
 	Control() (key, value string, match []string)
 }
 
+// Pending is the result of a run about to start, as the store records it
+// before the run: its labels, with status running.
+func Pending(sp Spec) *results.Result {
+	r := &results.Result{
+		Schema: results.SchemaVersion, RunID: sp.RunID, SweepID: sp.SweepID,
+		Section: sp.Section, Label: sp.Name, Repeat: sp.Repeat,
+		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
+		Engine: "sqlite", Client: sp.Target.Name(), Placement: placementOf(sp.Settings),
+		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
+		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
+	}
+	r.Order = labelOrder(r.Params, r.Settings)
+	return r
+}
+
 // Run executes spec. It always returns a result; its Status says how the
 // run ended, and Error why it failed.
 //
@@ -84,15 +102,8 @@ type Controlled interface {
 // interval events drive the progress lines, the time series and the WAL
 // warning; the final event becomes the result.
 func Run(ctx context.Context, sp Spec) *results.Result {
-	r := &results.Result{
-		Schema: results.SchemaVersion, RunID: sp.RunID, SweepID: sp.SweepID,
-		Section: sp.Section, Label: sp.Name, Repeat: sp.Repeat,
-		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
-		Engine: "sqlite", Client: sp.Target.Name(), Placement: placementOf(sp.Settings),
-		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
-		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
-	}
-	r.Order = labelOrder(r.Params, r.Settings)
+	r := Pending(sp)
+	r.Status = results.StatusOK
 	if c, ok := sp.Workload.(Controlled); ok {
 		k, v, m := c.Control()
 		r.Control = &results.Control{Key: k, Value: v, Match: m}
@@ -122,24 +133,24 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
 	}
 	file := !sp.Settings.Bool("in-memory")
+	var lock *own.DBLock
 	if !file {
 		path = "litebench-" + sp.RunID
 	} else {
-		_, reuse := sp.Workload.(Reuser)
-		if !reuse {
-			if err := RemoveDB(path); err != nil {
-				return fail(err)
-			}
+		var err error
+		if lock, err = claim(sp, path); err != nil {
+			return fail(err)
 		}
+		defer lock.Release()
 		if temp && !sp.Keep {
-			defer RemoveDB(path)
+			defer lock.Remove(workload.BenchDB)
 		}
 	}
 
 	job := &worker.Job{
 		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
 		Settings: sp.Settings.Map(), Target: sp.Target.Name(), Path: path,
-		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest,
+		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest, Attach: sp.Attach,
 	}
 	placement := sp.Settings.Get("placement")
 	var w worker.Worker
@@ -165,6 +176,12 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if setup.EngineVersion != "" && setup.EngineVersion != r.EngineVersion {
 		// A worker in another process may run another SQLite.
 		r.EngineVersion, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
+	}
+	if lock != nil {
+		lock.Share() // set up: processes may attach now
+	}
+	if sp.Attach {
+		r.Notes = append(r.Notes, "attached to "+path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
 	}
 	r.Env.CompileOptions = setup.CompileOptions
 	if want, got := sp.Settings.Journal(), setup.JournalMode; want != "" && got != want && file {
@@ -232,18 +249,46 @@ func (sp Spec) interval() time.Duration {
 	return iv
 }
 
+// CheckDB applies litebench's ownership rule to a bench database path: it
+// returns false if the path does not exist, true if it is a bench database
+// litebench created holding only litebench's tables, and an error naming
+// the file and the fix otherwise. A database to attach to is in use by its
+// owner: only the file itself is checked.
+func CheckDB(path string, attach bool) (bool, error) {
+	k := workload.BenchDB
+	k.Shared = attach
+	return own.Check(path, k)
+}
+
 // RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
-// if litebench created it.
-func RemoveDB(path string) error {
-	if err := results.CheckOwned(path, results.BenchAppID); err != nil {
-		return fmt.Errorf("refusing to replace %w", err)
+// if it passes CheckDB.
+func RemoveDB(path string) error { return own.Remove(path, workload.BenchDB) }
+
+// claim takes the bench database at path for the run: as its owner, which
+// starts from an empty file unless the workload reuses data, or attached,
+// using it as it is.
+func claim(sp Spec, path string) (*own.DBLock, error) {
+	lock, err := own.LockDB(path, sp.Attach)
+	if err != nil {
+		return nil, err
 	}
-	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suf); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+	exists, err := CheckDB(path, sp.Attach)
+	switch _, reuse := sp.Workload.(Reuser); {
+	case err != nil:
+	case sp.Attach && !exists:
+		err = fmt.Errorf("--attach: %s does not exist; start the command that creates it without --attach", path)
+	case sp.Attach:
+	default:
+		// Setting up may reset it: attached processes must have left.
+		if err = lock.Exclusive(); err == nil && !reuse {
+			err = RemoveDB(path)
 		}
 	}
-	return nil
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return lock, nil
 }
 
 // ToOps converts merged metrics into result ops: summaries and encoded

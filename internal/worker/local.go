@@ -11,6 +11,7 @@ import (
 
 	"litebench/internal/histcodec"
 	"litebench/internal/metrics"
+	"litebench/internal/own"
 	"litebench/internal/results"
 	"litebench/internal/settings"
 	"litebench/internal/target"
@@ -95,6 +96,15 @@ func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
+	if j.Settings["in-memory"] != "true" {
+		// A controller checks the path before it hands it over; a worker
+		// started by hand or by another program checks again.
+		k := workload.BenchDB
+		k.Shared = j.Attach
+		if _, err := own.Check(j.Path, k); err != nil {
+			return Event{}, err
+		}
+	}
 	return l.SetupWith(ctx, j, wl, tgt)
 }
 
@@ -105,13 +115,6 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 		return Event{}, errors.New("worker: setup twice")
 	}
 	s := settings.FromMap(j.Settings)
-	if !s.Bool("in-memory") {
-		// The controller checked the path; a worker started by hand or by
-		// another controller checks again before touching it.
-		if err := results.CheckOwned(j.Path, results.BenchAppID); err != nil {
-			return Event{}, fmt.Errorf("refusing to use %w", err)
-		}
-	}
 	opts := Options(s, j.Path)
 	t0 := time.Now()
 	db, err := tgt.Open(ctx, opts)
@@ -119,9 +122,9 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 		return Event{}, fmt.Errorf("open %s with %s: %w", j.Path, tgt.Name(), err)
 	}
 	l.job, l.wl, l.tgt, l.db = j, wl, tgt, db
-	l.env = &workload.Env{DB: db, Target: tgt, Settings: s, Options: opts}
-	if !s.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
+	l.env = &workload.Env{DB: db, Target: tgt, Settings: s, Options: opts, Attached: j.Attach}
+	if !s.Bool("in-memory") && !j.Attach {
+		if err := workload.MarkBenchDB(ctx, db, own.BenchAppID); err != nil {
 			return Event{}, fmt.Errorf("mark %s: %w", j.Path, err)
 		}
 	}
@@ -129,8 +132,10 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 	ev.EngineVersion, _ = tgt.SQLiteVersion()
 	ev.CompileOptions = compileOptions(ctx, db)
 	ev.JournalMode = journalMode(ctx, db)
-	if err := wl.Setup(ctx, l.env); err != nil {
-		return Event{}, fmt.Errorf("setup: %w", err)
+	if !j.Attach {
+		if err := wl.Setup(ctx, l.env); err != nil {
+			return Event{}, fmt.Errorf("setup: %w", err)
+		}
 	}
 	if j.Digest {
 		d, err := Digest(ctx, db)

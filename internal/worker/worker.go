@@ -44,6 +44,9 @@ type Job struct {
 	IntervalNS int64 `json:"interval_ns,omitempty"`
 	// Acks asks for an ack event after every committed write transaction.
 	Acks bool `json:"acks,omitempty"`
+	// Attach uses the database as it is, beside the litebench process that
+	// owns it: neither stamped, reset nor set up.
+	Attach bool `json:"attach,omitempty"`
 	// Digest asks for a content digest of the database after set-up and
 	// at the end (type-tagged rows in key order; see the protocol doc).
 	Digest bool `json:"digest,omitempty"`

@@ -60,6 +60,7 @@ func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
 			env.Notes = append(env.Notes, fmt.Sprintf("reused the %d bench rows already in the database", n))
 			return nil
 		}
+		env.Notes = append(env.Notes, fmt.Sprintf("the bench table held %d rows, not %d: it was dropped and loaded again", n, rows))
 		if err := env.DB.Exec(ctx, "DROP TABLE bench"); err != nil {
 			return err
 		}
@@ -158,7 +159,7 @@ func (w *scanW) Run(ctx context.Context, env *Env) error {
 	if n > 0 {
 		env.Figure("per_row", units.Microseconds, units.Lower, float64(end.Sub(start).Nanoseconds())/1e3/float64(n))
 	}
-	if n != w.rows {
+	if n != w.rows && !env.Attached {
 		return fmt.Errorf("scan read %d rows, want %d", n, w.rows)
 	}
 	return nil

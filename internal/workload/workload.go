@@ -50,7 +50,10 @@ type Env struct {
 	// Options are the target options the run's DB was opened with, for
 	// workloads that open handles of their own.
 	Options target.Options
-	mu      sync.Mutex
+	// Attached: the database belongs to another litebench process, which
+	// may be writing it; Setup was not run and the data is what it is.
+	Attached bool
+	mu       sync.Mutex
 }
 
 // Figure is one workload-specific figure of a run, in a unit of package
