@@ -76,9 +76,12 @@ DESCRIPTION
 		plainPass := func() error {
 			// Values are built per pass and dropped before litebench's pass,
 			// so neither side runs with the other's heap live.
-			vals := selfcheck.Values(int(rows), 1)
+			vals, err := selfcheck.Values(ctx, int(rows), 1)
+			if err != nil {
+				return err
+			}
 			runtime.GC()
-			el, err := selfcheck.PlainLoop(dir, vals, *batch)
+			el, err := selfcheck.PlainLoop(ctx, dir, vals, *batch)
 			if err != nil {
 				return err
 			}
@@ -94,6 +97,9 @@ DESCRIPTION
 			}
 			runtime.GC()
 			r = runner.Run(ctx, runner.Spec{RunID: fmt.Sprintf("selfcheck-%d", i), Workload: w, Target: t, Settings: s, Dir: dir})
+			if r.Status == results.StatusInterrupted {
+				return context.Canceled
+			}
 			if r.Status != "ok" {
 				return fmt.Errorf("litebench pass %d: %s %s", i+1, r.Status, r.Error)
 			}
@@ -104,10 +110,10 @@ DESCRIPTION
 			first, second = lbPass, plainPass
 		}
 		if err := first(); err != nil {
-			return err
+			return interruptedOr(ctx, err)
 		}
 		if err := second(); err != nil {
-			return err
+			return interruptedOr(ctx, err)
 		}
 		plain, lb = append(plain, p), append(lb, r.RowsPerSecond)
 		tb.Rows = append(tb.Rows, []string{strconv.Itoa(i + 1), report.Num(p), report.Num(r.RowsPerSecond), fmt.Sprintf("%.3f", r.RowsPerSecond/p)})

@@ -240,7 +240,8 @@ Every run is stored; 'litebench show --last' prints the suite again.
 		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(s.all), p.sweepID, p.store.Path(), p.sweepID)
 	}
 	if *reportPath != "" && len(s.all) > 0 {
-		if werr := writeReport(*reportPath, s.all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
+		// Written after an interrupt too: it shows the runs that finished.
+		if werr := writeReport(context.WithoutCancel(ctx), *reportPath, s.all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
 			fmt.Fprintf(errw, "report not written: %v\n", werr)
 		} else {
 			abs, _ := filepath.Abs(*reportPath)

@@ -60,6 +60,7 @@ func CheckOwned(path string, appID int32) error {
 type Store struct {
 	db   *sql.DB
 	path string
+	ctx  context.Context // reads stop when it is cancelled (nil: never)
 }
 
 const schema = `
@@ -194,8 +195,16 @@ func (s *Store) LastSweep() ([]*Result, error) {
 	return s.Get(sweep)
 }
 
+// SetContext makes the store's reads stop, with ctx's error, once ctx is
+// cancelled.
+func (s *Store) SetContext(ctx context.Context) { s.ctx = ctx }
+
 func (s *Store) query(q string, args ...any) ([]*Result, error) {
-	rows, err := s.db.Query(q, args...)
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

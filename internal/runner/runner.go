@@ -81,7 +81,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	r.SQLite, _ = sp.Target.SQLiteVersion()
 	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
 	fail := func(err error) *results.Result {
-		if errors.Is(err, context.Canceled) {
+		// A statement stopped by the interrupt fails with the driver's
+		// "interrupted", not with ctx's error.
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			r.Status = results.StatusInterrupted
 		} else {
 			r.Status = results.StatusFailed

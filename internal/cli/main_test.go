@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+)
+
+// envTestMain makes this test binary behave as the litebench command, for
+// tests that run it as a process (signals).
+const envTestMain = "LITEBENCH_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envTestMain) != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
