@@ -86,10 +86,13 @@ func wl(name string) func(context.Context, []string, io.Writer, io.Writer) error
 // Main runs litebench with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := dispatch(ctx, args, stdout, stderr)
+	err := dispatch(withInvocation(ctx, args, stdout, stderr), args, stdout, stderr)
+	var child childExit
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &child):
+		return child.code
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, new(usageError)):

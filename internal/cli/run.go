@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/limits"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/runner"
@@ -42,6 +41,9 @@ type common struct {
 	settings map[string]*string
 	// defaults are the workload's own setting defaults.
 	defaults map[string]string
+
+	// limitNotes say which limits a suite wanted but could not apply.
+	limitNotes []string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -57,7 +59,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
-	fs.StringVar(&c.memory, "memory", "", "confine litebench to SIZE of memory in a cgroup, e.g. 1GB (refused where cgroups are not writable)")
+	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GB; a run that needs more ends as failed (refused where cgroups are not writable)")
 	c.settings = map[string]*string{}
 	for _, sp := range settings.Specs {
 		v := new(string)
@@ -201,26 +203,9 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// applyLimits confines the process per --cpus and --memory; a limit that
-// cannot be applied is a usage error (exit 2), never ignored.
-func (c *common) applyLimits() error {
-	if c.cpus > 0 {
-		if err := limits.CPUs(c.cpus); err != nil {
-			return usageError{err.Error()}
-		}
-	}
-	if c.memory != "" {
-		n, _ := settings.ParseSize(c.memory)
-		if err := limits.Memory(n); err != nil {
-			return usageError{err.Error()}
-		}
-	}
-	return nil
-}
-
 // open creates what the plan needs: the temp dir and the store.
-func (p *plan) open() error {
-	if err := p.c.applyLimits(); err != nil {
+func (p *plan) open(ctx context.Context) error {
+	if err := p.c.applyLimits(ctx); err != nil {
 		return err
 	}
 	if p.c.dir == "" {
@@ -246,7 +231,6 @@ func (p *plan) open() error {
 }
 
 func (p *plan) close() {
-	limits.Release()
 	if p.store != nil {
 		p.store.Close()
 	}
@@ -272,6 +256,7 @@ func (p *plan) execute(ctx context.Context, out, errw io.Writer) ([]*results.Res
 		sp.Name = sp.Label
 		sp.Label = fmt.Sprintf("[%d/%d] %s", i+1, len(p.specs), sp.Label)
 		fmt.Fprintf(errw, "%s ...\n", sp.Label)
+		noteRun(sp)
 		r := runner.Run(ctx, *sp)
 		if p.store != nil {
 			if err := p.store.Save(r); err != nil {
@@ -360,10 +345,11 @@ TARGET AND OUTPUT FLAGS
     --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
                        (default 64MB; 0 never)
     --cpus N           confine litebench to N CPUs (GOMAXPROCS + affinity)
-    --memory SIZE      confine litebench to SIZE of memory in a cgroup (v2, or
-                       v1's memory controller); refused with exit 2 where the
-                       machine does not allow it. Limits go into each run's
-                       environment fingerprint.
+    --memory SIZE      run the command in a child process confined to SIZE
+                       of memory in a cgroup (v2, or v1's memory controller);
+                       a run that needs more ends as failed, "out of
+                       memory". Refused with exit 2 where the machine does
+                       not allow it. Limits go into each run's environment.
 
 EXIT STATUS
     0 ok, 1 a run failed, 2 bad input (nothing touched), 130 interrupted.
@@ -401,7 +387,7 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 	if err != nil {
 		return err
 	}
-	if err := p.open(); err != nil {
+	if err := p.open(ctx); err != nil {
 		return err
 	}
 	defer p.close()
@@ -461,6 +447,9 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 					w, err := spec.New(pp, s)
 					if err != nil {
 						return nil, usageError{err.Error()}
+					}
+					if err := c.checkDemand(w, s); err != nil {
+						return nil, err
 					}
 					t, err := targetFor(w, t)
 					if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"litebench/internal/limits"
 	"litebench/internal/results"
 	"litebench/internal/runner"
 	"litebench/internal/serve"
@@ -118,7 +119,10 @@ FLAGS
 	if err := c.checkPaths(dbPath); err != nil {
 		return err
 	}
-	if err := c.applyLimits(); err != nil {
+	if err := c.checkServeDemand(*strategy, *handles, s); err != nil {
+		return err
+	}
+	if err := c.applyLimits(ctx); err != nil {
 		return err
 	}
 	// Bind first: a busy port is reported before anything is created.
@@ -200,6 +204,13 @@ func warnExposure(errw io.Writer, addr net.Addr) {
 		_, port, _ := net.SplitHostPort(addr.String())
 		fmt.Fprintf(errw, "warning: listening on %s, %s: anyone who can reach this machine can load the server and read its pages; --addr 127.0.0.1:%s serves this machine only\n", addr, e, port)
 	}
+}
+
+// checkServeDemand refuses --handles that cannot be opened within the
+// open-file limit or the memory.
+func (c *common) checkServeDemand(strategy string, handles int, s settings.Settings) error {
+	return c.fits(limits.Demand{Flags: fmt.Sprintf("--handles %d", handles), InMemory: s.Bool("in-memory"),
+		Conns: 1 + serve.Conns(strategy, handles, s.Int("pool"), 1)})
 }
 
 // interruptedOr is errInterrupted when ctx was cancelled, else err.

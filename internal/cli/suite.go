@@ -105,6 +105,9 @@ func (s *suiteRun) runStepsOn(ctx context.Context, section string, steps []step,
 			if err != nil {
 				return nil, usageError{err.Error()}
 			}
+			if err := s.c.checkDemand(w, set); err != nil {
+				return nil, err
+			}
 			t, err := targetFor(w, t)
 			if err != nil {
 				return nil, err
@@ -224,8 +227,11 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	if err := c.checkPaths(""); err != nil {
 		return err
 	}
+	if name == "limits" {
+		c.defaultLimits()
+	}
 	p := &plan{sweepID: newID(), c: &c}
-	if err := p.open(); err != nil {
+	if err := p.open(ctx); err != nil {
 		return err
 	}
 	defer p.close()

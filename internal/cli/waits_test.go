@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"litebench/internal/limits"
 	"litebench/internal/results"
 )
 
@@ -274,5 +275,106 @@ func TestServeInterruptedWithIdleClients(t *testing.T) {
 	}
 	if took := time.Since(at); took > stopBound {
 		t.Errorf("serve took %v to stop", took)
+	}
+}
+
+// confinedTest skips where --memory cannot work, and returns a directory,
+// a store in it and the temporary directory confined commands use (empty
+// unless something is left behind).
+func confinedTest(t *testing.T) (dir, store, tmp string) {
+	t.Helper()
+	if err := limits.CanConfine(); err != nil {
+		t.Skipf("memory cgroups are not writable here, so --memory is refused: %v", err)
+	}
+	dir, tmp = t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	store = filepath.Join(dir, "s.db")
+	// The store exists beforehand: these tests are about runs, not about
+	// a store's own creation.
+	if o := run(t, context.Background(), "insert", "--rows", "10", "--store", store, "--progress", "0"); o.code != 0 {
+		t.Fatal(o.err)
+	}
+	return dir, store, tmp
+}
+
+func TestMemoryOutOfMemorySavesFailedRun(t *testing.T) {
+	_, store, tmp := confinedTest(t)
+	// 5M rows of an in-memory database need about 700MB.
+	o := run(t, context.Background(), "insert", "--rows", "5m", "--in-memory", "--memory", "32MB", "--store", store,
+		"--progress", "0", "--format", "json")
+	if o.code != ExitFailed || !strings.Contains(o.err, "out of memory") || strings.Contains(o.err, "Killed") {
+		t.Fatalf("exit %d, want 1 with the reason: %s", o.code, o.err)
+	}
+	rs := storedRuns(t, store)
+	if len(rs) != 2 || rs[0].Status != results.StatusFailed || !strings.Contains(rs[0].Error, "out of memory: the workload needed more than --memory 32MB") {
+		t.Fatalf("stored: %+v", rs[0])
+	}
+	r := rs[0]
+	if r.Workload != "insert" || r.Settings["in-memory"] != "true" || r.Env.Limits["memory_bytes"] != "33554432" {
+		t.Errorf("failed run: workload %s settings %v limits %v", r.Workload, r.Settings, r.Env.Limits)
+	}
+	if j := jsonLines(t, o.out); len(j) != 1 || j[0]["status"] != "failed" {
+		t.Errorf("JSON output: %s", o.out)
+	}
+	cg := r.Env.Limits["cgroup"]
+	if _, err := os.Stat(cg); cg == "" || !os.IsNotExist(err) {
+		t.Errorf("cgroup %q left behind (%v)", cg, err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestMemoryConfinedRunAndInterrupt(t *testing.T) {
+	dir, store, tmp := confinedTest(t)
+	o := run(t, context.Background(), "insert", "--rows", "2000", "--memory", "256MB", "--store", store, "--progress", "0")
+	if o.code != 0 || !strings.Contains(o.out, "insert") {
+		t.Fatalf("exit %d: %s %s", o.code, o.out, o.err)
+	}
+	rs := storedRuns(t, store)
+	if len(rs) != 2 || rs[0].Status != results.StatusOK || rs[0].Rows != 2000 || rs[0].Env.Limits["memory_bytes"] != "268435456" {
+		t.Fatalf("stored %+v", rs)
+	}
+	// Ctrl-C reaches the confined child, which saves its partial run.
+	o, _ = cancelAfter(t, "[1/1]", 500*time.Millisecond, "insert", "--rows", "100m", "--memory", "256MB", "--store", store,
+		"--progress", "0", "--dir", dir)
+	wantInterruptedRun(t, o, store)
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestResourceChecks(t *testing.T) {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	handles := strconv.FormatUint(rl.Cur/3+10, 10)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "http", "--handles", handles, "--strategy", "stmt-pool"}, "ulimit -n"},
+		{[]string{"serve", "--handles", handles}, "ulimit -n"},
+		{[]string{"insert", "--workers", handles}, "ulimit -n"},
+		{[]string{"read", "--workers", handles}, "ulimit -n"},
+		{[]string{"mixed", "--readers", handles, "--writers", "1"}, "ulimit -n"},
+		// Memory: a million open-loop executors' histograms.
+		{[]string{"mixed", "--rate", "1000", "--max-inflight", "1000000", "--in-memory"}, "of memory"},
+		{[]string{"read", "--workers", "64", "--memory", "32MB"}, "--memory 32MB"},
+	} {
+		store := filepath.Join(dir, "s.db")
+		o := run(t, context.Background(), append(c.args, "--store", store, "--dir", dir)...)
+		if o.code != ExitUsage || !strings.Contains(o.err, c.want) || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", c.args, o.code, o.err)
+		}
+		if _, err := os.Stat(store); !os.IsNotExist(err) {
+			t.Errorf("%v: the store was created", c.args)
+		}
+	}
+	// The same settings within bounds run.
+	if o := run(t, context.Background(), "read", "--workers", "4", "--count", "100", "--rows", "100", "--no-store", "--progress", "0"); o.code != 0 {
+		t.Errorf("4 workers: exit %d: %s", o.code, o.err)
 	}
 }

@@ -71,15 +71,7 @@ func Options(s settings.Settings, path string) target.Options {
 // Run executes spec. It always returns a result; its Status says how the
 // run ended, and Error why it failed.
 func Run(ctx context.Context, sp Spec) *results.Result {
-	r := &results.Result{
-		RunID: sp.RunID, SweepID: sp.SweepID,
-		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
-		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
-		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
-		Repeat: sp.Repeat, Label: sp.Name,
-	}
-	r.SQLite, _ = sp.Target.SQLiteVersion()
-	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
+	r := NewResult(sp)
 	fail := func(err error) *results.Result {
 		// A statement stopped by the interrupt fails with the driver's
 		// "interrupted", not with ctx's error.
@@ -184,6 +176,20 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
+	return r
+}
+
+// NewResult is the result of sp as it starts: what runs where, status ok.
+func NewResult(sp Spec) *results.Result {
+	r := &results.Result{
+		RunID: sp.RunID, SweepID: sp.SweepID,
+		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
+		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
+		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
+		Repeat: sp.Repeat, Label: sp.Name,
+	}
+	r.SQLite, _ = sp.Target.SQLiteVersion()
+	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
 	return r
 }
 
