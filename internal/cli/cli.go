@@ -34,6 +34,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 // errInterrupted ends a command that was stopped with Ctrl-C.
 var errInterrupted = errors.New("interrupted")
 
+// errStopped ends a command that runs nothing and was stopped with Ctrl-C.
+var errStopped = fmt.Errorf("%w; nothing was written", errInterrupted)
+
 // errFailed reports that at least one run failed (details already printed).
 var errFailed = errors.New("a run failed")
 
@@ -98,6 +101,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintln(stderr, "litebench: "+err.Error())
 		return ExitUsage
+	case errors.Is(err, errStopped):
+		fmt.Fprintln(stderr, "litebench: "+err.Error())
+		return ExitInterrupted
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(stderr, "litebench: interrupted; finished runs and the partial one are saved")
 		return ExitInterrupted

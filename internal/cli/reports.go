@@ -270,7 +270,7 @@ DESCRIPTION
 // writeReport writes the HTML report of rs to path, refusing to replace a
 // file that is not a litebench report. The page is written under a
 // temporary name and renamed when complete, so path holds a whole report
-// or is untouched; cancelling ctx abandons the page at once (errInterrupted).
+// or is untouched; cancelling ctx abandons the page at once (errStopped).
 func writeReport(ctx context.Context, path string, rs []*results.Result, title string) error {
 	if err := checkReportPath("-o", path); err != nil {
 		return err
@@ -298,7 +298,7 @@ func writeReport(ctx context.Context, path string, rs []*results.Result, title s
 		// The renderer's remaining writes fail on the closed file, and
 		// the temporary file goes with the deferred Remove.
 		tmp.Close()
-		return errInterrupted
+		return errStopped
 	}
 	return os.Rename(tmp.Name(), path)
 }

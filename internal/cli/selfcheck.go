@@ -67,7 +67,7 @@ DESCRIPTION
 	tb := &report.Table{Headers: []string{"pass", "plain Go loop rows/s", "litebench rows/s", "ratio"}, Right: []bool{true, true, true, true}}
 	for i := 0; i < *repeat; i++ {
 		if ctx.Err() != nil {
-			return errInterrupted
+			return errStopped
 		}
 		// Which side goes first alternates, so warm-up and drift within a
 		// pass favour neither.

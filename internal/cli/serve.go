@@ -213,10 +213,10 @@ func (c *common) checkServeDemand(strategy string, handles int, s settings.Setti
 		Conns: 1 + serve.Conns(strategy, handles, s.Int("pool"), 1)})
 }
 
-// interruptedOr is errInterrupted when ctx was cancelled, else err.
+// interruptedOr is errStopped when ctx was cancelled, else err.
 func interruptedOr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return errInterrupted
+		return errStopped
 	}
 	return err
 }
