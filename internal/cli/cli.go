@@ -32,6 +32,9 @@ func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(forma
 // errInterrupted ends a command that was stopped with Ctrl-C.
 var errInterrupted = errors.New("interrupted")
 
+// errStopped ends a command that runs nothing and was stopped with Ctrl-C.
+var errStopped = fmt.Errorf("%w; nothing was written", errInterrupted)
+
 // errFailed reports that at least one run failed (details already printed).
 var errFailed = errors.New("a run failed")
 
@@ -78,15 +81,21 @@ func wl(name string) func(context.Context, []string, io.Writer, io.Writer) error
 // Main runs litebench with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := dispatch(ctx, args, stdout, stderr)
+	err := dispatch(withInvocation(ctx, args, stdout, stderr), args, stdout, stderr)
+	var child childExit
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &child):
+		return child.code
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, new(usageError)):
 		fmt.Fprintln(stderr, "litebench: "+err.Error())
 		return ExitUsage
+	case errors.Is(err, errStopped):
+		fmt.Fprintln(stderr, "litebench: "+err.Error())
+		return ExitInterrupted
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(stderr, "litebench: interrupted; finished runs and the partial one are saved")
 		return ExitInterrupted

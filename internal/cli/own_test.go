@@ -26,7 +26,7 @@ import (
 
 func litebench(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "LITEBENCH_TEST_CLI=1"), env...)
+	cmd.Env = append(append(os.Environ(), envTestMain+"=1"), env...)
 	return cmd
 }
 

@@ -111,13 +111,14 @@ FLAGS
 		return usageError{err.Error()}
 	}
 	defer s.Close()
+	s.SetContext(ctx)
 	var a, b []*results.Result
 	if *where == "" {
 		if a, err = loadRuns(s, fs.Args()[:1], false); err != nil {
-			return err
+			return interruptedOr(ctx, err)
 		}
 		if b, err = loadRuns(s, fs.Args()[1:], false); err != nil {
-			return err
+			return interruptedOr(ctx, err)
 		}
 	} else {
 		wa, err := report.ParseConds(*where)
@@ -131,7 +132,7 @@ FLAGS
 		// The runs to pick from: as for report, the newest sweep by default.
 		pool, err := selectRuns(s, fs.Args(), *last || fs.NArg() == 0, *all)
 		if err != nil {
-			return err
+			return interruptedOr(ctx, err)
 		}
 		for _, r := range pool {
 			if report.Match(r, wa) {
@@ -327,8 +328,10 @@ func openInput(name string) (*os.File, error) {
 }
 
 // writeReport writes the HTML report of rs to path, refusing to replace a
-// file that is not a litebench report.
-func writeReport(path string, rs []*results.Result, title string) error {
+// file that is not a litebench report. The page is written under a
+// temporary name and renamed when complete, so path holds a whole report
+// or is untouched; cancelling ctx abandons the page at once (errStopped).
+func writeReport(ctx context.Context, path string, rs []*results.Result, title string) error {
 	if err := checkReportPath("-o", path); err != nil {
 		return err
 	}
@@ -338,12 +341,24 @@ func writeReport(path string, rs []*results.Result, title string) error {
 	}
 	defer os.Remove(tmp.Name())
 	tmp.Chmod(0o644) //nolint:errcheck // best effort: reports are for sharing
-	if err := report.WriteHTML(tmp, rs, title); err != nil {
+	done := make(chan error, 1)
+	go func() {
+		err := report.WriteHTML(tmp, rs, title)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		// The renderer's remaining writes fail on the closed file, and
+		// the temporary file goes with the deferred Remove.
 		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
+		return errStopped
 	}
 	return os.Rename(tmp.Name(), path)
 }
@@ -399,9 +414,10 @@ FLAGS
 		return usageError{err.Error()}
 	}
 	defer s.Close()
+	s.SetContext(ctx)
 	rs, err := selectRuns(s, fs.Args(), *last || fs.NArg() == 0, *all)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	t := *title
 	if t == "" {
@@ -410,7 +426,7 @@ FLAGS
 			t += " (sweep " + sw + ")"
 		}
 	}
-	if err := writeReport(*outPath, rs, t); err != nil {
+	if err := writeReport(ctx, *outPath, rs, t); err != nil {
 		return err
 	}
 	abs, _ := filepath.Abs(*outPath)

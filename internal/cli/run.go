@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/limits"
 	"litebench/internal/own"
 	sweep "litebench/internal/plan"
 	"litebench/internal/report"
@@ -42,6 +41,9 @@ type common struct {
 	settings map[string]*string
 	// defaults are the workload's own setting defaults.
 	defaults map[string]string
+
+	// limitNotes say which limits a suite wanted but could not apply.
+	limitNotes []string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -58,7 +60,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
-	fs.StringVar(&c.memory, "memory", "", "confine litebench to SIZE of memory in a cgroup, e.g. 1GB (refused where cgroups are not writable)")
+	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GB; a run that needs more ends as failed (refused where cgroups are not writable)")
 	c.settings = map[string]*string{}
 	for _, sp := range settings.Specs {
 		v := new(string)
@@ -190,27 +192,9 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// applyLimits confines the process per --cpus and --memory; a limit that
-// cannot be applied is a usage error (exit 2), never ignored.
-func (c *common) applyLimits() error {
-	if c.cpus > 0 {
-		if err := limits.CPUs(c.cpus); err != nil {
-			return usageError{err.Error()}
-		}
-	}
-	if c.memory != "" {
-		n, _ := settings.ParseSize(c.memory)
-		if err := limits.Memory(n); err != nil {
-			return usageError{err.Error()}
-		}
-	}
-	return nil
-}
-
-// open creates what the plan needs: the claim on --db, the temp dir and
-// the store. On error it leaves nothing behind.
-func (p *plan) open() error {
-	if err := p.c.applyLimits(); err != nil {
+// open creates what the plan needs: the temp dir and the store.
+func (p *plan) open(ctx context.Context) error {
+	if err := p.c.applyLimits(ctx); err != nil {
 		return err
 	}
 	err := p.create()
@@ -264,7 +248,6 @@ func (p *plan) usesFile() bool {
 }
 
 func (p *plan) close() {
-	limits.Release()
 	if p.store != nil {
 		p.store.Close()
 	}
@@ -292,6 +275,7 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			sp.SeriesInterval = p.c.series
 			sp.WALWarn = walWarn
 			fmt.Fprintf(errw, "%s ...\n", sp.Label)
+			noteRun(sp)
 			if p.store != nil {
 				// A run the process does not live to finish shows as lost,
 				// not missing.
@@ -391,10 +375,11 @@ TARGET AND OUTPUT FLAGS
     --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
                        (default 64MB; 0 never)
     --cpus N           confine litebench to N CPUs (GOMAXPROCS + affinity)
-    --memory SIZE      confine litebench to SIZE of memory in a cgroup (v2, or
-                       v1's memory controller); refused with exit 2 where the
-                       machine does not allow it. Limits go into each run's
-                       environment fingerprint.
+    --memory SIZE      run the command in a child process confined to SIZE
+                       of memory in a cgroup (v2, or v1's memory controller);
+                       a run that needs more ends as failed, "out of
+                       memory". Refused with exit 2 where the machine does
+                       not allow it. Limits go into each run's environment.
 
 EXIT STATUS
     0 ok, 1 a run failed, 2 bad input (nothing touched), 130 interrupted.
@@ -432,7 +417,7 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 	if err != nil {
 		return err
 	}
-	if err := p.open(); err != nil {
+	if err := p.open(ctx); err != nil {
 		return err
 	}
 	defer p.close()
@@ -463,6 +448,11 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	})
 	if err != nil {
 		return nil, usage(err)
+	}
+	for _, cell := range pl.Cells {
+		if err := c.checkDemand(cell.Workload, cell.Settings); err != nil {
+			return nil, err
+		}
 	}
 	return &plan{sweepID: pl.SweepID, specs: pl.Cells, c: c, dbPath: dbPath}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"litebench/internal/report"
+	"litebench/internal/results"
 	"litebench/internal/runner"
 	"litebench/internal/selfcheck"
 	"litebench/internal/settings"
@@ -120,6 +121,9 @@ func cmdSelfcheck(ctx context.Context, args []string, out, errw io.Writer) error
 			}
 			runtime.GC()
 			r := runner.Run(ctx, runner.Spec{RunID: fmt.Sprintf("selfcheck-%s-%s-%d", wl, placement, pass), Workload: w, Target: t, Settings: ss, Dir: dir})
+			if r.Status == results.StatusInterrupted {
+				return 0, context.Canceled
+			}
 			if r.Status != "ok" {
 				return 0, fmt.Errorf("litebench %s pass %d: %s %s", wl, pass, r.Status, r.Error)
 			}
@@ -133,9 +137,12 @@ func cmdSelfcheck(ctx context.Context, args []string, out, errw io.Writer) error
 		plain := func(ctx context.Context, pass int) (float64, error) {
 			// Values are built per pass and dropped before litebench's
 			// pass, so neither side runs with the other's heap live.
-			vals := selfcheck.Values(int(rows), 1)
+			vals, err := selfcheck.Values(ctx, int(rows), 1)
+			if err != nil {
+				return 0, err
+			}
 			runtime.GC()
-			el, err := selfcheck.PlainLoop(dir, vals, *batch)
+			el, err := selfcheck.PlainLoop(ctx, dir, vals, *batch)
 			if err != nil {
 				return 0, err
 			}
@@ -148,7 +155,11 @@ func cmdSelfcheck(ctx context.Context, args []string, out, errw io.Writer) error
 		var made bool
 		plain := func(ctx context.Context, pass int) (float64, error) {
 			if !made {
-				if err := selfcheck.Create(table, selfcheck.Values(int(rows), 1)); err != nil {
+				vals, err := selfcheck.Values(ctx, int(rows), 1)
+				if err != nil {
+					return 0, err
+				}
+				if err := selfcheck.Create(table, vals); err != nil {
 					return 0, err
 				}
 				made = true
@@ -189,7 +200,7 @@ func runCheck(ctx context.Context, c check, repeat int, out, errw io.Writer) (fl
 	tb := &report.Table{Headers: []string{"pass", c.aName + " " + c.unit, c.bName + " " + c.unit, "ratio"}, Right: []bool{true, true, true, true}}
 	for i := 0; i < repeat; i++ {
 		if ctx.Err() != nil {
-			return 0, errInterrupted
+			return 0, errStopped
 		}
 		var a, b float64
 		doA := func() (err error) { a, err = c.a(ctx, i+1); return }
@@ -201,10 +212,10 @@ func runCheck(ctx context.Context, c check, repeat int, out, errw io.Writer) (fl
 			first, second = doB, doA
 		}
 		if err := first(); err != nil {
-			return 0, err
+			return 0, interruptedOr(ctx, err)
 		}
 		if err := second(); err != nil {
-			return 0, err
+			return 0, interruptedOr(ctx, err)
 		}
 		as, bs, ratios = append(as, a), append(bs, b), append(ratios, b/a)
 		tb.Rows = append(tb.Rows, []string{strconv.Itoa(i + 1), report.Num(a), report.Num(b), fmt.Sprintf("%.3f", b/a)})

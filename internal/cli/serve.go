@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"litebench/internal/limits"
 	"litebench/internal/own"
 	"litebench/internal/runner"
 	"litebench/internal/serve"
@@ -46,7 +47,11 @@ DESCRIPTION
 FLAGS
     --strategy S       one of the strategies above (default stmt-pool)
     --addr HOST:PORT   listen address (default 127.0.0.1:8080; port 0 picks
-                       a free port). Loopback unless you name another host.
+                       a free port). Loopback unless you name another host;
+                       any other address is reachable from the network, and
+                       litebench warns so.
+    --idle-timeout D   close keep-alive connections idle this long (default
+                       30s); only GET and HEAD are answered
     --handles N        handles of conn-pool, stmt-pool, direct (default 5)
     --rows N           pages (default 100)
     --body-size B      bytes per page (default 5400)
@@ -67,6 +72,7 @@ FLAGS
 	bodyS := fs.String("body-size", "5400", "body bytes")
 	immutable := fs.Bool("immutable", false, "immutable=1")
 	seed := fs.Uint64("seed", 1, "data seed")
+	idle := fs.Duration("idle-timeout", serve.DefaultIdleTimeout, "close idle keep-alive connections after this long")
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}
@@ -75,6 +81,9 @@ FLAGS
 	}
 	if *handles < 1 {
 		return usagef("--handles %d: want at least 1", *handles)
+	}
+	if *idle <= 0 {
+		return usagef("--idle-timeout %s: want a positive duration", *idle)
 	}
 	rows, err := settings.ParseCount(*rowsS)
 	if err != nil || rows < 1 {
@@ -113,7 +122,10 @@ FLAGS
 	if err := c.checkPaths(dbPath); err != nil {
 		return err
 	}
-	if err := c.applyLimits(); err != nil {
+	if err := c.checkServeDemand(*strategy, *handles, s); err != nil {
+		return err
+	}
+	if err := c.applyLimits(ctx); err != nil {
 		return err
 	}
 	// Bind first: a busy port is reported before anything is created.
@@ -122,6 +134,7 @@ FLAGS
 		return usagef("--addr %s: %v; pick another port", *addr, err)
 	}
 	defer ln.Close()
+	warnExposure(errw, ln.Addr())
 
 	own.CleanStale()
 	tmp, err := own.NewDir()
@@ -164,7 +177,7 @@ FLAGS
 		}
 	}
 	if err := workload.SetupPages(ctx, db, rows, int(body), *seed, *immutable); err != nil {
-		return fmt.Errorf("creating pages: %w", err)
+		return interruptedOr(ctx, fmt.Errorf("creating pages: %w", err))
 	}
 	lock.Share()
 	// The control's file: a new name, never one that exists.
@@ -183,10 +196,10 @@ FLAGS
 	}
 	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Options: serve.ReadOptions(opts, *immutable), Handles: *handles, File: file})
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	defer srv.Close()
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := serve.HTTPServer(srv, *idle)
 	fmt.Fprintf(out, "serving %s (%s, %d pages of %d bytes) on http://%s/ ; Ctrl-C stops\n", *strategy, t.Name(), rows, body, ln.Addr())
 	if f, ok := out.(interface{ Sync() error }); ok {
 		f.Sync()
@@ -195,9 +208,9 @@ FLAGS
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx) //nolint:errcheck
+		// Requests take microseconds: what is still open after a moment
+		// is an idle or stalled client.
+		serve.Shutdown(hs, 300*time.Millisecond)
 		fmt.Fprintln(errw, "stopped")
 		return nil
 	case err := <-errc:
@@ -206,4 +219,27 @@ FLAGS
 		}
 		return err
 	}
+}
+
+// warnExposure warns when the server can be reached from other machines.
+func warnExposure(errw io.Writer, addr net.Addr) {
+	if e := serve.Exposure(addr); e != "" {
+		_, port, _ := net.SplitHostPort(addr.String())
+		fmt.Fprintf(errw, "warning: listening on %s, %s: anyone who can reach this machine can load the server and read its pages; --addr 127.0.0.1:%s serves this machine only\n", addr, e, port)
+	}
+}
+
+// checkServeDemand refuses --handles that cannot be opened within the
+// open-file limit or the memory.
+func (c *common) checkServeDemand(strategy string, handles int, s settings.Settings) error {
+	return c.fits(limits.Demand{Flags: fmt.Sprintf("--handles %d", handles), InMemory: s.Bool("in-memory"),
+		Conns: 1 + serve.Conns(strategy, handles, s.Int("pool"), 1)})
+}
+
+// interruptedOr is errStopped when ctx was cancelled, else err.
+func interruptedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errStopped
+	}
+	return err
 }

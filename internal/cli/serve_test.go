@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +19,19 @@ import (
 // stop function that returns the exit code.
 func startServe(t *testing.T, args ...string) (string, func() int) {
 	t.Helper()
+	addr, stop, _ := startServeStderr(t, args...)
+	return addr, stop
+}
+
+// startServeStderr is startServe that also returns serve's stderr.
+func startServeStderr(t *testing.T, args ...string) (string, func() int, *watchWriter) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	errw := &watchWriter{}
 	go func() {
-		var errw strings.Builder
-		code := Main(ctx, append([]string{"serve"}, args...), pw, &errw)
+		code := Main(ctx, append([]string{"serve"}, args...), pw, errw)
 		pw.CloseWithError(io.EOF)
 		done <- code
 	}()
@@ -47,7 +55,7 @@ func startServe(t *testing.T, args ...string) (string, func() int) {
 			t.Fatal("serve did not stop")
 			return -1
 		}
-	}
+	}, errw
 }
 
 func TestServeEveryStrategy(t *testing.T) {
@@ -82,22 +90,29 @@ func TestServeEveryStrategy(t *testing.T) {
 			}
 			// The built-in load generator against this server: counts add
 			// up and every body checks out.
-			o := run(t, context.Background(), "run", "http", "--url", "http://"+addr+"/", "--body-size", "3000",
-				"--concurrency", "4", "--count", "400", "--no-store", "--progress", "0", "--format", "json")
-			if o.code != 0 {
-				t.Fatalf("run http: exit %d: %s", o.code, o.err)
-			}
-			j := jsonLines(t, o.out)[0]
-			if e, _ := j["errors"].(map[string]any); len(e) != 0 {
-				t.Errorf("errors: %v", e)
-			}
-			if n := j["ops"].([]any)[0].(map[string]any)["count"].(float64); n != 400 {
-				t.Errorf("count %v, want 400", n)
-			}
+			loadServer(t, addr, 400, "--body-size", "3000", "--concurrency", "4")
 			if code := stop(); code != 0 {
 				t.Errorf("serve exit %d after interrupt", code)
 			}
 		})
+	}
+}
+
+// loadServer runs the built-in client against the server at addr for n
+// requests and checks that every one succeeded.
+func loadServer(t *testing.T, addr string, n int, args ...string) {
+	t.Helper()
+	o := run(t, context.Background(), append([]string{"run", "http", "--url", "http://" + addr + "/", "--count", strconv.Itoa(n),
+		"--no-store", "--progress", "0", "--format", "json"}, args...)...)
+	if o.code != 0 {
+		t.Fatalf("run http: exit %d: %s", o.code, o.err)
+	}
+	j := jsonLines(t, o.out)[0]
+	if e, _ := j["errors"].(map[string]any); len(e) != 0 {
+		t.Errorf("errors: %v", e)
+	}
+	if got := j["ops"].([]any)[0].(map[string]any)["count"].(float64); got != float64(n) {
+		t.Errorf("count %v, want %d", got, n)
 	}
 }
 

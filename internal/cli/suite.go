@@ -198,14 +198,18 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	if err := c.checkPaths(""); err != nil {
 		return err
 	}
+	if name == "limits" {
+		c.defaultLimits()
+	}
 	ids := sweep.NewIDs("")
 	p := &plan{sweepID: ids.Sweep(), c: &c}
-	if err := p.open(); err != nil {
+	if err := p.open(ctx); err != nil {
 		return err
 	}
 	defer p.close()
 	s := &suiteRun{targets: ts, flags: sf, c: &c, scale: *scale, out: out, errw: errw,
-		suite: &sweep.Suite{Name: name, IDs: ids, Dir: p.dir, Exec: p.executor(out, errw)}}
+		suite: &sweep.Suite{Name: name, IDs: ids, Dir: p.dir, Exec: p.executor(out, errw),
+			Check: func(cell sweep.Cell) error { return c.checkDemand(cell.Workload, cell.Settings) }}}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "target" {
 			s.targetSet = true
@@ -217,7 +221,8 @@ Every run is stored; 'litebench show --last' prints the suite again.
 		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(all), p.sweepID, p.store.Path(), p.sweepID)
 	}
 	if *reportPath != "" && len(all) > 0 {
-		if werr := writeReport(*reportPath, all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
+		// Written after an interrupt too: it shows the runs that finished.
+		if werr := writeReport(context.WithoutCancel(ctx), *reportPath, all, "litebench suite "+name+" (sweep "+p.sweepID+")"); werr != nil {
 			fmt.Fprintf(errw, "report not written: %v\n", werr)
 		} else {
 			abs, _ := filepath.Abs(*reportPath)

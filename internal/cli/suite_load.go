@@ -227,18 +227,9 @@ func limitsCases(f *suiteFlags, s *suiteRun) []step {
 }
 
 func suiteLimits(ctx context.Context, s *suiteRun) error {
-	var notes []string
-	// Seed 004 ran in Docker with 2 CPUs and 1 GB; do the same when the
-	// user has not chosen limits and the machine allows it.
-	if s.c.cpus == 0 && s.c.memory == "" {
-		if err := limits.CPUs(min(2, limitsCPUs())); err != nil {
-			notes = append(notes, "CPU limit not applied: "+err.Error())
-		}
-		if err := limits.Memory(1 << 30); err != nil {
-			notes = append(notes, "memory limit not applied: "+err.Error())
-		}
-		defer limits.Release()
-	}
+	// Seed 004 ran in Docker with 2 CPUs and 1 GB: cmdSuite applies the
+	// same (defaultLimits) unless the user chose limits.
+	notes := s.c.limitNotes
 	l := limits.Current()
 	notes = append(notes, fmt.Sprintf("limits in force: cpus=%d memory=%s", l.CPUs, report.Bytes(l.MemoryBytes)))
 	cases := limitsCases(s.flags, s)

@@ -1,7 +1,10 @@
-// Package limits confines litebench's own process the way seed 004's Docker
-// box did: a CPU count (GOMAXPROCS plus CPU affinity) and a memory limit
-// (a cgroup the process moves into). Nothing is silently ignored: a limit
-// that cannot be applied is an error naming why.
+// Package limits confines a run the way seed 004's Docker box did: a CPU
+// count (GOMAXPROCS plus CPU affinity) and a memory limit (a cgroup that a
+// child process runs in, so that running out of memory ends the child and
+// not the process that records the result). It also checks, before a run
+// starts, that its connections and histograms fit the open-file limit and
+// the memory. Nothing is silently ignored: a limit that cannot be applied
+// is an error naming why.
 package limits
 
 import (
@@ -70,36 +73,14 @@ func CPUs(n int) error {
 	return nil
 }
 
-// Memory moves the process into a new cgroup limited to bytes (cgroup v2's
-// memory.max, or v1's memory.limit_in_bytes). The group is removed by
-// Release.
-func Memory(bytes int64) error {
-	if bytes < 16<<20 {
-		return fmt.Errorf("--memory %d: want at least 16MB", bytes)
-	}
-	dir, limitFile, err := newGroup()
-	if err != nil {
-		return fmt.Errorf("--memory: cannot apply a memory limit on this machine (%v); run without --memory, or as a user who may create cgroups", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, limitFile), []byte(strconv.FormatInt(bytes, 10)), 0o644); err != nil {
-		os.Remove(dir)
-		return fmt.Errorf("--memory: setting %s: %v", limitFile, err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.Remove(dir)
-		return fmt.Errorf("--memory: joining the cgroup: %v", err)
-	}
-	current.MemoryBytes, current.Cgroup = bytes, dir
-	return nil
-}
-
-// newGroup creates a child of the process's own memory cgroup.
+// newGroup creates a child of the process's own memory cgroup, named
+// after the process and a counter.
 func newGroup() (dir, limitFile string, err error) {
 	data, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", "", err
 	}
-	name := fmt.Sprintf("litebench-%d", os.Getpid())
+	name := fmt.Sprintf("litebench-%d-%d", os.Getpid(), groupSeq.Add(1))
 	var v2path, v1path string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		f := strings.SplitN(line, ":", 3)
@@ -136,16 +117,4 @@ func newGroup() (dir, limitFile string, err error) {
 		}
 	}
 	return "", "", errors.New("no writable cgroup with the memory controller")
-}
-
-// Release moves the process back to its parent cgroup and removes the one
-// Memory made.
-func Release() {
-	if current.Cgroup == "" {
-		return
-	}
-	parent := filepath.Dir(current.Cgroup)
-	os.WriteFile(filepath.Join(parent, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0o644) //nolint:errcheck
-	os.Remove(current.Cgroup)
-	current.Cgroup, current.MemoryBytes = "", 0
 }

@@ -60,7 +60,9 @@ func openLock(path string, create bool) (*os.File, error) {
 			return nil, notRegular(path, fi, "a litebench lock file")
 		}
 		if fi.Size() > 0 {
-			if _, err := readPid(path); err != nil {
+			// Another process may remove the file between the two looks:
+			// then it is as if it had not been there.
+			if _, err := readPid(path); err != nil && !(errors.Is(err, os.ErrNotExist) && create) {
 				return nil, err
 			}
 		}

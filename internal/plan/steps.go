@@ -109,6 +109,9 @@ type Suite struct {
 	// Dir is the directory for the runs' bench databases.
 	Dir  string
 	Exec Executor
+	// Check, when set, vets every planned cell before any runs (e.g.
+	// against the machine's limits); its error stops the suite.
+	Check func(Cell) error
 	// Results holds every result so far, in the order the runs ended.
 	Results []*results.Result
 }
@@ -123,6 +126,11 @@ func (s *Suite) Run(ctx context.Context, steps []Step) ([]*results.Result, error
 	}
 	for i := range cells {
 		cells[i].Dir = s.Dir
+		if s.Check != nil {
+			if err := s.Check(cells[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	rs, err := s.Exec.Execute(ctx, cells)
 	s.Results = append(s.Results, rs...)

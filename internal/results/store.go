@@ -41,6 +41,7 @@ type Store struct {
 	readOnly, immutable bool
 	stamp               os.FileInfo
 	version             int
+	ctx                 context.Context // reads stop when it is cancelled (nil: never)
 }
 
 // schemaVersion is the store's user_version: 2 added the owner columns.
@@ -415,6 +416,10 @@ func (s *Store) LastSweep() ([]*Result, error) {
 	return s.Get(sweep)
 }
 
+// SetContext makes the store's reads stop, with ctx's error, once ctx is
+// cancelled.
+func (s *Store) SetContext(ctx context.Context) { s.ctx = ctx }
+
 // query reads the runs the clause selects. A row still marked running
 // whose process is gone (its lock free) is returned as lost.
 func (s *Store) query(clause string, args ...any) ([]*Result, error) {
@@ -426,7 +431,11 @@ func (s *Store) query(clause string, args ...any) ([]*Result, error) {
 	var out []*Result
 	err := s.read(func() error {
 		out = out[:0]
-		rows, err := s.db.Query(`SELECT result, status, `+owner+` FROM runs `+clause, args...)
+		ctx := s.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT result, status, `+owner+` FROM runs `+clause, args...)
 		if err != nil {
 			return err
 		}

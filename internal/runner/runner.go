@@ -94,14 +94,9 @@ func Pending(sp Spec) *results.Result {
 	return r
 }
 
-// Run executes spec. It always returns a result; its Status says how the
-// run ended, and Error why it failed.
-//
-// The runner provisions the database (path, ownership), hands the job to
-// a worker of the spec's placement and consumes the worker's events:
-// interval events drive the progress lines, the time series and the WAL
-// warning; the final event becomes the result.
-func Run(ctx context.Context, sp Spec) *results.Result {
+// NewResult is the result of sp as it starts: what runs where, with its
+// versions and environment, status ok.
+func NewResult(sp Spec) *results.Result {
 	r := Pending(sp)
 	r.Status = results.StatusOK
 	if c, ok := sp.Workload.(Controlled); ok {
@@ -111,11 +106,25 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	r.EngineVersion, _ = sp.Target.SQLiteVersion()
 	r.ClientVersion = moduleVersion(sp.Target.Module())
 	r.Env = Fingerprint(sp.Target, r.EngineVersion, sp.Dir)
+	return r
+}
+
+// Run executes spec. It always returns a result; its Status says how the
+// run ended, and Error why it failed.
+//
+// The runner provisions the database (path, ownership), hands the job to
+// a worker of the spec's placement and consumes the worker's events:
+// interval events drive the progress lines, the time series and the WAL
+// warning; the final event becomes the result.
+func Run(ctx context.Context, sp Spec) *results.Result {
+	r := NewResult(sp)
 	// The headline is the workload's own unit per second.
 	rate := units.Rate(Unit(sp.Workload))
 	head := results.Metric{Name: results.Throughput, Unit: rate, Better: units.Natural(rate)}
 	fail := func(err error) *results.Result {
-		if errors.Is(err, context.Canceled) {
+		// A statement stopped by the interrupt fails with the driver's
+		// "interrupted", not with ctx's error.
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			r.Status = results.StatusInterrupted
 		} else {
 			r.Status = results.StatusFailed

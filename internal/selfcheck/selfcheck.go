@@ -25,20 +25,25 @@ func (c connector) Connect(context.Context) (driver.Conn, error) {
 }
 func (c connector) Driver() driver.Driver { return &sqlite3.SQLiteDriver{} }
 
-// Values precomputes the bench rows [0, rows) for seed.
-func Values(rows int, seed uint64) [][3]any {
+// Values precomputes the bench rows [0, rows) for seed; it stops with
+// ctx's error once ctx is cancelled.
+func Values(ctx context.Context, rows int, seed uint64) ([][3]any, error) {
 	vals := make([][3]any, rows)
 	for i := range vals {
+		if i&0xffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		r, h := workload.BenchValues(seed, int64(i))
 		vals[i] = [3]any{int64(i), r, h}
 	}
-	return vals
+	return vals, nil
 }
 
 // PlainLoop inserts vals into a new bench table in dir with mattn through
 // database/sql — WAL, synchronous=OFF, one prepared single-row INSERT,
-// batch rows per transaction — and returns the time the inserts took.
-func PlainLoop(dir string, vals [][3]any, batch int) (time.Duration, error) {
+// batch rows per transaction — and returns the time the inserts took. It
+// stops between transactions once ctx is cancelled, as litebench does.
+func PlainLoop(ctx context.Context, dir string, vals [][3]any, batch int) (time.Duration, error) {
 	path := filepath.Join(dir, "plain-loop.db")
 	defer func() {
 		for _, s := range []string{"", "-wal", "-shm"} {
@@ -58,6 +63,9 @@ func PlainLoop(dir string, vals [][3]any, batch int) (time.Duration, error) {
 	defer stmt.Close()
 	start := time.Now()
 	for i := 0; i < len(vals); i += batch {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		tx, err := db.Begin()
 		if err != nil {
 			return 0, err

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"litebench/internal/target"
 )
@@ -39,6 +41,26 @@ func CheckStrategy(s string) error {
 	return fmt.Errorf("--strategy %q: want one of %s", s, strings.Join(Strategies, ", "))
 }
 
+// Pooled reports whether a strategy keeps a pool of --handles handles.
+func Pooled(strategy string) bool {
+	return strategy == "conn-pool" || strategy == "stmt-pool" || strategy == "direct"
+}
+
+// Conns is how many SQLite connections a server of strategy holds when
+// clients requests run at once: the pool of handles, the database/sql
+// pool (up to --pool, 0 = unlimited), or none for the file.
+func Conns(strategy string, handles, pool, clients int) int {
+	switch {
+	case strategy == "file":
+		return 0
+	case Pooled(strategy):
+		return max(handles, 1)
+	case pool > 0 && pool < clients:
+		return pool
+	}
+	return max(clients, 1)
+}
+
 // Check validates a strategy for a target and database: direct needs a
 // direct-API target, and the pooled strategies open several handles, which
 // an in-memory database (private to one connection pool) cannot serve.
@@ -49,7 +71,7 @@ func Check(strategy string, t target.Target, memory bool) error {
 	if strategy == "direct" && t != nil && t.API() != "direct" {
 		return fmt.Errorf("--strategy direct needs a direct-API target (--target zombie or ncruces-direct), not %s (%s)", t.Name(), t.API())
 	}
-	if memory && strategy != "plain" && strategy != "prepared" && strategy != "file" {
+	if memory && Pooled(strategy) {
 		return fmt.Errorf("--strategy %s opens several handles: it needs a database file, not --in-memory", strategy)
 	}
 	return nil
@@ -131,6 +153,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		n := max(cfg.Handles, 1)
 		s.pool = make(chan handle, n)
 		for i := 0; i < n; i++ {
+			if err := ctx.Err(); err != nil {
+				s.Close()
+				return nil, err
+			}
 			o := cfg.Options
 			o.MaxOpen, o.ConnPerOp = 1, false
 			db, err := cfg.Target.Open(ctx, o)
@@ -200,7 +226,15 @@ func (s *Server) Body(ctx context.Context, id int64) ([]byte, error) {
 	return body, err
 }
 
+// Allowed is the Allow header of a 405: the server only reads.
+const Allowed = "GET, HEAD"
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", Allowed)
+		http.Error(w, "method "+r.Method+" not allowed: this server only answers GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
 	id := int64(1)
 	if v := r.URL.Query().Get("id"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -225,7 +259,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.Set("Content-Length", strconv.FormatInt(st.Size(), 10))
-		io.Copy(w, f) //nolint:errcheck // the client sees a short body
+		if r.Method != http.MethodHead {
+			io.Copy(w, f) //nolint:errcheck // the client sees a short body
+		}
 		return
 	}
 	// Statements run under a context that cannot be cancelled: a
@@ -241,4 +277,50 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body) //nolint:errcheck
+}
+
+// Connection timeouts of HTTPServer. A client must send a request's
+// headers within ReadHeaderTimeout of connecting or of its previous
+// response, and a response must be written within WriteTimeout; an idle
+// keep-alive connection is closed after the idle timeout.
+const (
+	ReadHeaderTimeout  = 10 * time.Second
+	WriteTimeout       = 30 * time.Second
+	DefaultIdleTimeout = 30 * time.Second
+)
+
+// HTTPServer is the http.Server every litebench server runs h with: no
+// connection is held for ever, idle keep-alive connections are closed after
+// idle (DefaultIdleTimeout when 0).
+func HTTPServer(h http.Handler, idle time.Duration) *http.Server {
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout, WriteTimeout: WriteTimeout, IdleTimeout: idle}
+}
+
+// Exposure says who besides this machine can reach a server listening on
+// addr: "" for a loopback address, else a description of the exposure.
+func Exposure(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return "" // not a network socket
+	}
+	switch {
+	case tcp.IP.IsLoopback():
+		return ""
+	case tcp.IP == nil || tcp.IP.IsUnspecified():
+		return "every network interface of this machine"
+	}
+	return "the network interface with address " + tcp.IP.String()
+}
+
+// Shutdown stops hs: it stops accepting, lets requests in flight finish for
+// up to grace, then closes every connection that is left.
+func Shutdown(hs *http.Server, grace time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if hs.Shutdown(ctx) != nil {
+		hs.Close() //nolint:errcheck
+	}
 }

@@ -29,6 +29,24 @@ type RawStmt interface {
 	Close() error
 }
 
+// Interrupter is a RawConn that can stop a statement in progress once ctx
+// is done (sqlite3_interrupt); context.Background() turns that off.
+type Interrupter interface {
+	SetInterrupt(ctx context.Context)
+}
+
+// watch makes c's statements stop once ctx is cancelled, until the
+// returned function is called. Contexts that cannot be cancelled (the
+// measured paths) cost nothing.
+func (c *directConn) watch(ctx context.Context) func() {
+	in, ok := c.raw.(Interrupter)
+	if !ok || ctx.Done() == nil {
+		return func() {}
+	}
+	in.SetInterrupt(ctx)
+	return func() { in.SetInterrupt(context.Background()) }
+}
+
 // DirectTarget is a Target over a direct API, pooled like database/sql.
 type DirectTarget struct {
 	TName    string
@@ -250,7 +268,9 @@ func (d *directDB) Exec(ctx context.Context, q string, args ...any) error {
 	if err != nil {
 		return err
 	}
+	unwatch := c.watch(ctx)
 	err = c.exec(q, args)
+	unwatch()
 	d.put(c)
 	return err
 }
@@ -260,7 +280,9 @@ func (d *directDB) Query(ctx context.Context, q string, args []any, fn func(Row)
 	if err != nil {
 		return err
 	}
+	unwatch := c.watch(ctx)
 	err = c.query(ctx, q, args, fn)
+	unwatch()
 	d.put(c)
 	return err
 }

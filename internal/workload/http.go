@@ -170,7 +170,11 @@ func setupPages(ctx context.Context, db target.DB, rows int64, bodySize int, see
 		return err
 	}
 	for i := int64(0); i < rows; i++ {
-		if err := tx.Exec(ctx, "INSERT INTO pages(id, body) VALUES (?, ?)", i+1, Text(seed, i, bodySize)); err != nil {
+		err := ctx.Err() // direct-API transactions do not watch ctx
+		if err == nil {
+			err = tx.Exec(ctx, "INSERT INTO pages(id, body) VALUES (?, ?)", i+1, Text(seed, i, bodySize))
+		}
+		if err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -192,7 +196,7 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+		hs := serve.HTTPServer(srv, 0)
 		go hs.Serve(ln) //nolint:errcheck // ends with Close below
 		defer hs.Close()
 		url = "http://" + ln.Addr().String() + "/"
@@ -215,7 +219,9 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 	}
 	cfg.NewExecutor = func(int) (loadgen.Executor, error) {
 		// One request per executor, reused: the client never changes it.
-		req, err := http.NewRequest(http.MethodGet, url, nil)
+		// It carries the run's context, so that an interrupt also ends
+		// the requests in flight.
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -235,9 +241,9 @@ type httpExec struct {
 	buf    []byte
 }
 
-// Do fetches the page and checks the status and the body's length.
-// An interrupt ends the run between requests; one in flight is bounded by
-// the client's timeout.
+// Do fetches the page and checks the status and the body's length. An
+// interrupt ends the request in flight too (the request's context); a
+// stalled server is bounded by the client's timeout.
 func (e *httpExec) Do(_ context.Context, _ int) (int, error) {
 	resp, err := e.client.Do(e.req)
 	if err != nil {

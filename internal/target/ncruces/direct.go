@@ -4,6 +4,7 @@
 package ncruces
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -82,6 +83,9 @@ func (c conn) Prepare(q string) (target.RawStmt, error) {
 
 func (c conn) ExecScript(q string) error { return c.c.Exec(q) }
 func (c conn) Close() error              { return c.c.Close() }
+
+// SetInterrupt stops statements in progress once ctx is done.
+func (c conn) SetInterrupt(ctx context.Context) { c.c.SetInterrupt(ctx) }
 
 type stmt struct{ s *sqlite3.Stmt }
 

@@ -3,6 +3,7 @@
 package zombie
 
 import (
+	"context"
 	"fmt"
 
 	"zombiezen.com/go/sqlite"
@@ -61,6 +62,9 @@ func (c conn) ExecScript(q string) error {
 }
 
 func (c conn) Close() error { return c.c.Close() }
+
+// SetInterrupt stops statements in progress once ctx is done.
+func (c conn) SetInterrupt(ctx context.Context) { c.c.SetInterrupt(ctx.Done()) }
 
 type stmt struct{ s *sqlite.Stmt }
 

@@ -1,0 +1,39 @@
+package serve_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"litebench/internal/serve"
+	"litebench/internal/target"
+	_ "litebench/internal/target/all"
+)
+
+// Opening a pool of handles stops at an interrupt instead of opening them
+// all.
+func TestNewStopsOpeningHandles(t *testing.T) {
+	tg, err := target.Get("zombie") // its Open does not look at the context
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "p.db")
+	db, err := tg.Open(context.Background(), target.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Exec(context.Background(), "CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	srv, err := serve.New(ctx, serve.Config{Strategy: "direct", Target: tg, Options: target.Options{Path: path}, Handles: 100000})
+	if !errors.Is(err, context.Canceled) {
+		if srv != nil {
+			srv.Close()
+		}
+		t.Fatalf("New with a cancelled context: %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+
+	"litebench/internal/settings"
+)
+
+func TestDemand(t *testing.T) {
+	build := func(name string, params, set map[string]string) (Workload, settings.Settings) {
+		t.Helper()
+		sp, err := Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := map[string]string{}
+		for _, x := range sp.Params {
+			p[x.Name] = x.Default
+		}
+		for k, v := range params {
+			p[k] = v
+		}
+		s := settings.Default()
+		for k, v := range sp.SettingDefaults {
+			s.Set(k, v)
+		}
+		for k, v := range set {
+			if err := s.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := sp.New(p, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, s
+	}
+	for _, c := range []struct {
+		name     string
+		params   map[string]string
+		set      map[string]string
+		flags    string
+		conns    int
+		sockets  int
+		hists    int
+		inMemory bool
+	}{
+		{"insert", map[string]string{"workers": "8"}, nil, "--workers 8", 8, 0, 24, false},
+		{"insert", map[string]string{"workers": "8"}, map[string]string{"pool": "2"}, "--workers 8", 2, 0, 24, false},
+		{"read", map[string]string{"workers": "10"}, nil, "--workers 10", 10, 0, 10, false},
+		{"mixed", map[string]string{"readers": "100", "writers": "10"}, map[string]string{"pool": "1"}, "--readers 100 --writers 10", 1, 0, 110, false},
+		{"mixed", map[string]string{"readers": "1", "writers": "1"}, map[string]string{"writer": "single"}, "--readers 1 --writers 1", 3, 0, 2, false},
+		// Open loop: up to --max-inflight executors, each with service and
+		// response histograms of both op kinds, twice with a warm-up.
+		{"mixed", map[string]string{"rate": "1000", "max-inflight": "500"}, nil, "--max-inflight 500", 500, 0, 2000, false},
+		{"mixed", map[string]string{"rate": "1000", "max-inflight": "500", "warmup": "1s"}, map[string]string{"in-memory": "true"}, "--max-inflight 500", 500, 0, 4000, true},
+		// HTTP: the server's handles plus its setup handle, both ends of
+		// every loopback connection.
+		{"http", map[string]string{"handles": "20000", "concurrency": "50"}, nil, "--handles 20000 --concurrency 50", 20001, 100, 50, false},
+		{"http", map[string]string{"strategy": "plain", "concurrency": "50"}, map[string]string{"pool": "4"}, "--concurrency 50", 5, 100, 50, false},
+		{"http", map[string]string{"strategy": "file", "rate": "100", "max-inflight": "300"}, nil, "--max-inflight 300", 1, 600, 600, false},
+		{"http", map[string]string{"url": "http://127.0.0.1:1/", "concurrency": "50"}, nil, "--concurrency 50", 0, 50, 50, false},
+	} {
+		w, s := build(c.name, c.params, c.set)
+		d, ok := Demand(w, s)
+		if !ok || d.Flags != c.flags || d.Conns != c.conns || d.Sockets != c.sockets || d.Histograms != c.hists || d.InMemory != c.inMemory {
+			t.Errorf("%s %v %v: %+v", c.name, c.params, c.set, d)
+		}
+	}
+	w, s := build("scan", nil, nil)
+	if _, ok := Demand(w, s); ok {
+		t.Error("scan has a demand")
+	}
+	w, s = build("http", map[string]string{"strategy": "file", "concurrency": "7"}, nil)
+	if d, _ := Demand(w, s); d.Files != 7 || !strings.Contains(d.Flags, "--concurrency 7") {
+		t.Errorf("file control: %+v", d)
+	}
+}
