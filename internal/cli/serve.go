@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/runner"
+	"litebench/internal/engine"
 	"litebench/internal/serve"
 	"litebench/internal/settings"
+	"litebench/internal/target"
 	"litebench/internal/workload"
 )
 
@@ -129,28 +129,21 @@ FLAGS
 			defer os.RemoveAll(dir)
 		}
 	}
-	path := dbPath
-	if path == "" {
-		path = filepath.Join(dir, "litebench-serve.db")
-	}
-	if err := runner.RemoveDB(path); err != nil {
+	inst, err := t.Engine().Provision(ctx, engine.Request{Settings: s, Path: dbPath, Dir: dir, Name: "serve", Keep: c.keep})
+	if err != nil {
 		return usageError{err.Error()}
 	}
-	if !c.keep {
-		defer runner.RemoveDB(path)
-	}
-	opts := runner.Options(s, path)
-	db, err := t.Open(ctx, opts)
+	defer inst.Destroy()
+	policy := target.PolicyOf(s)
+	sess, err := target.Open(ctx, t, inst.Endpoint(), policy)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return fmt.Errorf("open %s: %w", inst, err)
 	}
-	defer db.Close()
-	if !s.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
-			return err
-		}
+	defer sess.Close()
+	if err := inst.Stamp(ctx, target.SQL(sess.DB())); err != nil {
+		return err
 	}
-	if err := workload.SetupPages(ctx, db, rows, int(body), *seed, *immutable); err != nil {
+	if err := workload.SetupPages(ctx, sess, rows, int(body), *seed, *immutable); err != nil {
 		return fmt.Errorf("creating pages: %w", err)
 	}
 	file := filepath.Join(dir, "litebench-page.html")
@@ -158,7 +151,7 @@ FLAGS
 		return err
 	}
 	defer os.Remove(file)
-	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Options: serve.ReadOptions(opts, *immutable), Handles: *handles, File: file})
+	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Endpoint: inst.ReadEndpoint(*immutable), Pool: policy.PoolOptions, Handles: *handles, File: file})
 	if err != nil {
 		return err
 	}

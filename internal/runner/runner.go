@@ -8,12 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/metrics"
 	"litebench/internal/report"
 	"litebench/internal/results"
@@ -55,19 +54,6 @@ type Spec struct {
 // kept database instead of starting from an empty file.
 type Reuser interface{ ReusesData() bool }
 
-// Options renders the target options of settings for the file at path.
-func Options(s settings.Settings, path string) target.Options {
-	return target.Options{
-		Path:        path,
-		Memory:      s.Bool("in-memory"),
-		SharedCache: s.Bool("shared-cache"),
-		Pragmas:     s.Pragmas(),
-		MaxOpen:     s.Int("pool"),
-		ConnPerOp:   s.Bool("conn-per-op"),
-		TxImmediate: s.Get("tx") == "immediate",
-	}
-}
-
 // Run executes spec. It always returns a result; its Status says how the
 // run ended, and Error why it failed.
 func Run(ctx context.Context, sp Spec) *results.Result {
@@ -78,7 +64,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		Status: results.StatusOK, StartedAt: time.Now().UTC(), Command: sp.Command,
 		Repeat: sp.Repeat, Label: sp.Name,
 	}
-	r.SQLite, _ = sp.Target.SQLiteVersion()
+	r.SQLite, _ = sp.Target.Version()
 	r.Env = Fingerprint(sp.Target, r.SQLite, sp.Dir)
 	fail := func(err error) *results.Result {
 		if errors.Is(err, context.Canceled) {
@@ -90,51 +76,36 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		return r
 	}
 
-	path := sp.DBPath
-	temp := path == ""
-	if temp {
-		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
-	}
-	if sp.Settings.Bool("in-memory") {
-		path = "litebench-" + sp.RunID
-	} else {
-		_, reuse := sp.Workload.(Reuser)
-		if !reuse {
-			if err := RemoveDB(path); err != nil {
-				return fail(err)
-			}
-		}
-		if temp && !sp.Keep {
-			defer RemoveDB(path)
-		}
-	}
-
-	db, err := sp.Target.Open(ctx, Options(sp.Settings, path))
+	_, reuse := sp.Workload.(Reuser)
+	inst, err := sp.Target.Engine().Provision(ctx, engine.Request{Settings: sp.Settings, Path: sp.DBPath, Dir: sp.Dir,
+		Name: sp.RunID, Reuse: reuse, Keep: sp.Keep || sp.DBPath != ""})
 	if err != nil {
-		return fail(fmt.Errorf("open %s with %s: %w", path, sp.Target.Name(), err))
+		return fail(err)
 	}
-	defer db.Close()
-	env := &workload.Env{DB: db, Target: sp.Target, Settings: sp.Settings, Extra: map[string]float64{}}
-	env.Options = Options(sp.Settings, path)
-	if !sp.Settings.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, results.BenchAppID); err != nil {
-			return fail(fmt.Errorf("mark %s: %w", path, err))
-		}
+	defer inst.Destroy()
+
+	sess, err := target.Open(ctx, sp.Target, inst.Endpoint(), target.PolicyOf(sp.Settings))
+	if err != nil {
+		return fail(fmt.Errorf("open %s with %s: %w", inst, sp.Target.Name(), err))
 	}
-	r.Env.CompileOptions = compileOptions(ctx, db)
-	if want, got := sp.Settings.Journal(), journalMode(ctx, db); want != "" && got != want && !sp.Settings.Bool("in-memory") {
-		r.Notes = append(r.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
+	defer sess.Close()
+	env := &workload.Env{Session: sess, Instance: inst, Settings: sp.Settings, Extra: map[string]float64{}}
+	db := target.SQL(sess.DB())
+	if err := inst.Stamp(ctx, db); err != nil {
+		return fail(fmt.Errorf("mark %s: %w", inst, err))
 	}
+	fp := inst.Fingerprint(ctx, db)
+	r.Env.CompileOptions = fp.CompileOptions
+	r.Notes = append(r.Notes, fp.Notes...)
 
 	if err := sp.Workload.Setup(ctx, env); err != nil {
 		return fail(fmt.Errorf("setup: %w", err))
 	}
 	env.Done.Store(0)
 
-	file := !sp.Settings.Bool("in-memory")
 	start := time.Now()
 	env.MarkStart(start) // a workload with a warm-up moves it
-	smp := startSampler(sp, env, path, file)
+	smp := startSampler(sp, env, inst)
 	stop := startProgress(sp, env, smp)
 	runErr := sp.Workload.Run(ctx, env)
 	end := env.End
@@ -162,15 +133,14 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	for k, v := range env.Extra {
 		r.Extra[k] = v
 	}
-	if file {
-		fs := StatFiles(path)
+	if fs, ok := inst.Probe(); ok {
 		r.Extra["db_bytes"] = float64(fs.DB)
 		if fs.WAL > 0 {
 			r.Extra["wal_bytes"] = float64(fs.WAL)
 		}
 	}
 	r.Notes = append(r.Notes, env.Notes...)
-	if n := db.OpenedConns(); n > 0 {
+	if n := sess.OpenedConns(); n > 0 {
 		r.Extra["connections_opened"] = float64(n)
 	}
 	if len(r.Extra) == 0 {
@@ -185,41 +155,8 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	return r
 }
 
-// RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
-// if litebench created it.
-func RemoveDB(path string) error {
-	if err := results.CheckOwned(path, results.BenchAppID); err != nil {
-		return fmt.Errorf("refusing to replace %w", err)
-	}
-	for _, suf := range []string{"", "-wal", "-shm", "-journal"} {
-		if err := os.Remove(path + suf); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
-}
-
 // ToOps converts merged metrics into result ops.
 func ToOps(ms []metrics.Op) []results.Op { return results.OpsFromMetrics(ms) }
-
-func compileOptions(ctx context.Context, db target.DB) []string {
-	var opts []string
-	var s string
-	db.Query(ctx, "PRAGMA compile_options", nil, func(r target.Row) error {
-		if err := r.Scan(&s); err != nil {
-			return err
-		}
-		opts = append(opts, s)
-		return nil
-	})
-	return opts
-}
-
-func journalMode(ctx context.Context, db target.DB) string {
-	var s string
-	db.Query(ctx, "PRAGMA journal_mode", nil, func(r target.Row) error { return r.Scan(&s) })
-	return strings.ToLower(s)
-}
 
 func startProgress(sp Spec, env *workload.Env, smp *sampler) (stop func()) {
 	if sp.Progress == nil || sp.Interval <= 0 {

@@ -2,66 +2,16 @@ package runner
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"litebench/internal/results"
 	"litebench/internal/settings"
-	"litebench/internal/target"
+	"litebench/internal/target/targettest"
 	"litebench/internal/workload"
 )
 
-// fake is a target whose statements do nothing but count; it tests the
-// runner, not SQLite.
-type fake struct {
-	execs atomic.Int64
-	delay time.Duration
-}
-
-func (f *fake) Name() string                                            { return "fake" }
-func (f *fake) API() string                                             { return "direct" }
-func (f *fake) Module() string                                          { return "test" }
-func (f *fake) SQLiteVersion() (string, error)                          { return "0", nil }
-func (f *fake) Code(error) int                                          { return 0 }
-func (f *fake) Open(context.Context, target.Options) (target.DB, error) { return fakeDB{f}, nil }
-
-type fakeDB struct{ f *fake }
-
-func (d fakeDB) Exec(ctx context.Context, q string, args ...any) error {
-	d.f.execs.Add(1)
-	if d.f.delay > 0 {
-		time.Sleep(d.f.delay)
-	}
-	return nil
-}
-func (d fakeDB) Query(context.Context, string, []any, func(target.Row) error) error { return nil }
-func (d fakeDB) Prepare(context.Context, string) (target.Stmt, error)               { return fakeStmt{d}, nil }
-func (d fakeDB) Begin(context.Context) (target.Tx, error)                           { return fakeTx{d}, nil }
-func (d fakeDB) OpenedConns() int64                                                 { return 1 }
-func (d fakeDB) Close() error                                                       { return nil }
-
-type fakeStmt struct{ d fakeDB }
-
-func (s fakeStmt) Exec(ctx context.Context, args ...any) error { return s.d.Exec(ctx, "", args...) }
-func (s fakeStmt) Query(context.Context, []any, func(target.Row) error) error {
-	return nil
-}
-func (s fakeStmt) Close() error { return nil }
-
-type fakeTx struct{ d fakeDB }
-
-func (t fakeTx) Exec(ctx context.Context, q string, args ...any) error {
-	return t.d.Exec(ctx, q, args...)
-}
-func (t fakeTx) Query(context.Context, string, []any, func(target.Row) error) error {
-	return nil
-}
-func (t fakeTx) Stmt(s target.Stmt) target.Stmt { return s }
-func (t fakeTx) Commit() error                  { return nil }
-func (t fakeTx) Rollback() error                { return nil }
-
-func insertSpec(t *testing.T, f *fake, rows, workers string) Spec {
+func insertSpec(t *testing.T, f *targettest.Client, rows, workers string) Spec {
 	sp, _ := workload.Get("insert")
 	s := settings.Default()
 	s.Set("in-memory", "true")
@@ -70,11 +20,11 @@ func insertSpec(t *testing.T, f *fake, rows, workers string) Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Spec{RunID: "t", Workload: w, Target: f, Settings: s, Dir: t.TempDir()}
+	return Spec{RunID: "t", Workload: w, Target: targettest.Target(f), Settings: s, Dir: t.TempDir()}
 }
 
 func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
-	f := &fake{}
+	f := &targettest.Client{}
 	r := Run(context.Background(), insertSpec(t, f, "10000", "4"))
 	if r.Status != results.StatusOK {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
@@ -95,7 +45,7 @@ func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
 }
 
 func TestRunInterrupted(t *testing.T) {
-	f := &fake{delay: time.Millisecond}
+	f := &targettest.Client{Delay: time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	r := Run(ctx, insertSpec(t, f, "1000000", "2"))

@@ -1,58 +1,23 @@
 package runner
 
 import (
-	"encoding/binary"
 	"fmt"
-	"io"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/metrics"
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/workload"
 )
 
-// FileSizes are the sizes of a database's files.
-type FileSizes struct {
-	DB, WAL, SHM int64
-	// WALSeq is the WAL header's checkpoint sequence number: SQLite bumps
-	// it each time a checkpoint completes and the WAL starts over from
-	// its beginning. If it stops moving while the WAL grows, checkpoints
-	// are starved.
-	WALSeq int64
-}
-
-// StatFiles reads the sizes of path, path-wal and path-shm.
-func StatFiles(path string) FileSizes {
-	var fs FileSizes
-	size := func(p string) int64 {
-		if st, err := os.Stat(p); err == nil {
-			return st.Size()
-		}
-		return 0
-	}
-	fs.DB, fs.WAL, fs.SHM = size(path), size(path+"-wal"), size(path+"-shm")
-	if fs.WAL >= 32 {
-		if f, err := os.Open(path + "-wal"); err == nil {
-			var h [32]byte
-			if _, err := io.ReadFull(f, h[:]); err == nil {
-				fs.WALSeq = int64(binary.BigEndian.Uint32(h[12:16]))
-			}
-			f.Close()
-		}
-	}
-	return fs
-}
-
 // sampler records a run's time series and watches the WAL.
 type sampler struct {
 	sp     Spec
 	env    *workload.Env
-	path   string
-	file   bool
+	inst   engine.Instance
 	mu     sync.Mutex
 	points []results.Point
 	wal    atomic.Int64
@@ -63,8 +28,8 @@ type sampler struct {
 	lastT  time.Time
 }
 
-func startSampler(sp Spec, env *workload.Env, path string, file bool) *sampler {
-	s := &sampler{sp: sp, env: env, path: path, file: file, done: make(chan struct{})}
+func startSampler(sp Spec, env *workload.Env, inst engine.Instance) *sampler {
+	s := &sampler{sp: sp, env: env, inst: inst, done: make(chan struct{})}
 	if sp.SeriesInterval <= 0 {
 		return s
 	}
@@ -116,8 +81,7 @@ func (s *sampler) sample(now time.Time) {
 			p.Errors[ops[i]] = smp.Errors
 		}
 	}
-	if s.file {
-		fs := StatFiles(s.path)
+	if fs, ok := s.inst.Probe(); ok {
 		p.DBBytes, p.WALBytes, p.SHMBytes, p.WALSeq = fs.DB, fs.WAL, fs.SHM, fs.WALSeq
 		s.wal.Store(fs.WAL)
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {

@@ -3,10 +3,11 @@ package workload
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"litebench/internal/dialect"
 )
 
 // Row data is a pure function of (seed, row index): the same seed gives the
@@ -22,39 +23,42 @@ func mix(seed, i uint64) uint64 {
 
 // Schema is a table the seeds use, with its deterministic rows.
 type Schema struct {
-	Name    string
-	Create  []string
+	Name string
+	// DDL defines the table for every engine's dialect.
+	DDL     dialect.Table
 	Table   string
 	Columns []string
 	// Row writes row i's values into dst (len(dst) == len(Columns)),
-	// taking string space from a (which may be nil).
+	// taking their space from a (which may be nil: then every value is
+	// allocated).
 	Row func(seed uint64, i int64, dst []any, a *Arena)
-	// KeyCol is the primary key column, always Columns[0]; KeyOf(seed, i)
+	// KeyCol is the primary key column, always Columns[0]; KeyOf(seed, i, a)
 	// is row i's key (what Row writes there), without generating the row:
 	// point reads and updates call it in the measured loop.
 	KeyCol string
-	KeyOf  func(seed uint64, i int64) any
+	KeyOf  func(seed uint64, i int64, a *Arena) any
 	// UpdateCols are the columns an update rewrites (with the values of a
 	// row generated under another seed).
 	UpdateCols []string
 }
 
-// Key returns row i's primary key.
-func (s *Schema) Key(seed uint64, i int64) any { return s.KeyOf(seed, i) }
+// Key returns row i's primary key, its space taken from a.
+func (s *Schema) Key(seed uint64, i int64, a *Arena) any { return s.KeyOf(seed, i, a) }
 
 // Keys of the schemas: row index i (bench, as seed 000), i+1 (INTEGER
 // PRIMARY KEY tables), or a UUID (users, seed 002).
-func indexKey(_ uint64, i int64) any { return i }
-func rowidKey(_ uint64, i int64) any { return i + 1 }
-func usersKey(seed uint64, i int64) any {
-	return uuidV4(mix(seed, uint64(i)), mix(seed^0xA5A5A5A5, uint64(i)))
+func indexKey(_ uint64, i int64, a *Arena) any { return a.Int(i) }
+func rowidKey(_ uint64, i int64, a *Arena) any { return a.Int(i + 1) }
+func usersKey(seed uint64, i int64, a *Arena) any {
+	return a.Str(appendUUIDv4(a.Buf(36), mix(seed, uint64(i)), mix(seed^0xA5A5A5A5, uint64(i))))
 }
 
 // Schemas by name.
 var Schemas = map[string]*Schema{
 	"bench": {
-		Name:    "bench",
-		Create:  []string{"CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"},
+		Name: "bench",
+		DDL: dialect.Table{Name: "bench", Columns: []dialect.Column{
+			{Name: "ID", Type: dialect.Int, PrimaryKey: true}, {Name: "rand", Type: dialect.Text}, {Name: "hash", Type: dialect.Text}}},
 		Table:   "bench",
 		Columns: []string{"ID", "rand", "hash"},
 		KeyCol:  "ID", KeyOf: indexKey, UpdateCols: []string{"rand", "hash"},
@@ -66,41 +70,48 @@ var Schemas = map[string]*Schema{
 	},
 	"users": {
 		Name: "users",
-		Create: []string{
-			"CREATE TABLE users(id BLOB PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, username TEXT NOT NULL)",
-			"CREATE UNIQUE INDEX idx_users_on_id ON users(id)",
-		},
+		DDL: dialect.Table{Name: "users", Columns: []dialect.Column{
+			{Name: "id", Type: dialect.Blob, PrimaryKey: true, NotNull: true},
+			{Name: "created_at", Type: dialect.Text, NotNull: true},
+			{Name: "username", Type: dialect.Text, NotNull: true},
+		}, Indexes: []dialect.Index{{Name: "idx_users_on_id", Columns: []string{"id"}, Unique: true}}},
 		Table:   "users",
 		Columns: []string{"id", "created_at", "username"},
 		KeyCol:  "id", KeyOf: usersKey, UpdateCols: []string{"created_at", "username"},
 		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			dst[0] = usersKey(seed, i)
-			dst[1] = baseTime.Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
+			dst[0] = usersKey(seed, i, a)
+			dst[1] = a.Str(baseTime.Add(time.Duration(i)*time.Millisecond).AppendFormat(a.Buf(len(time.RFC3339Nano)), time.RFC3339Nano))
 			dst[2] = "Someone"
 		},
 	},
 	"account": {
 		Name: "account",
-		Create: []string{
-			`CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT, created_at INTEGER NOT NULL, version INTEGER)`,
-			"CREATE INDEX account_name ON account(name)",
-		},
+		DDL: dialect.Table{Name: "account", Columns: []dialect.Column{
+			{Name: "id", Type: dialect.Integer, PrimaryKey: true},
+			{Name: "email", Type: dialect.Text, NotNull: true, Unique: true},
+			{Name: "name", Type: dialect.Text, NotNull: true},
+			{Name: "description", Type: dialect.Text},
+			{Name: "created_at", Type: dialect.Integer, NotNull: true},
+			{Name: "version", Type: dialect.Integer},
+		}, Indexes: []dialect.Index{{Name: "account_name", Columns: []string{"name"}}}},
 		Table:   "account",
 		Columns: []string{"id", "email", "name", "description", "created_at", "version"},
 		KeyCol:  "id", KeyOf: rowidKey, UpdateCols: []string{"name", "description"},
 		Row: func(seed uint64, i int64, dst []any, a *Arena) {
 			m := mix(seed, uint64(i))
-			dst[0] = i + 1
-			dst[1] = "user" + strconv.FormatInt(i+1, 10) + "@example.com"
-			dst[2] = names[m%uint64(len(names))] + " " + names[(m>>16)%uint64(len(names))]
-			dst[3] = Text(seed, i, 64+int(m>>40)%64)
-			dst[4] = baseTime.UnixMilli() + i
+			dst[0] = a.Int(i + 1)
+			dst[1] = a.Str(append(strconv.AppendInt(append(a.Buf(40), "user"...), i+1, 10), "@example.com"...))
+			dst[2] = a.Str(append(append(append(a.Buf(24), names[m%uint64(len(names))]...), ' '), names[(m>>16)%uint64(len(names))]...))
+			n := 64 + int(m>>40)%64
+			dst[3] = a.Str(appendText(a.Buf(n+16), seed, i, n))
+			dst[4] = a.Int(baseTime.UnixMilli() + i)
 			dst[5] = int64(1)
 		},
 	},
 	"foo": {
-		Name:    "foo",
-		Create:  []string{"CREATE TABLE foo(id INTEGER NOT NULL PRIMARY KEY, name TEXT)"},
+		Name: "foo",
+		DDL: dialect.Table{Name: "foo", Columns: []dialect.Column{
+			{Name: "id", Type: dialect.Integer, PrimaryKey: true, NotNull: true}, {Name: "name", Type: dialect.Text}}},
 		Table:   "foo",
 		Columns: []string{"id", "name"},
 		KeyCol:  "id", KeyOf: rowidKey, UpdateCols: []string{"name"},
@@ -119,14 +130,15 @@ var Schemas = map[string]*Schema{
 		},
 	},
 	"pages": {
-		Name:    "pages",
-		Create:  []string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},
+		Name: "pages",
+		DDL: dialect.Table{Name: "pages", Columns: []dialect.Column{
+			{Name: "id", Type: dialect.Integer, PrimaryKey: true}, {Name: "body", Type: dialect.Text}}},
 		Table:   "pages",
 		Columns: []string{"id", "body"},
 		KeyCol:  "id", KeyOf: rowidKey, UpdateCols: []string{"body"},
 		Row: func(seed uint64, i int64, dst []any, a *Arena) {
-			dst[0] = i + 1
-			dst[1] = Text(seed, i, PageBodySize)
+			dst[0] = a.Int(i + 1)
+			dst[1] = a.Str(appendText(a.Buf(PageBodySize+16), seed, i, PageBodySize))
 		},
 	},
 }
@@ -172,7 +184,9 @@ func CheckBench(rand, hash string) bool {
 	return string(want[:]) == hash
 }
 
-func uuidV4(a, b uint64) string {
+// appendUUIDv4 appends the version 4 UUID made of a and b, in its
+// 8-4-4-4-12 lowercase hex form.
+func appendUUIDv4(dst []byte, a, b uint64) []byte {
 	var u [16]byte
 	for k := 0; k < 8; k++ {
 		u[k] = byte(a >> (8 * k))
@@ -180,7 +194,13 @@ func uuidV4(a, b uint64) string {
 	}
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	for k, g := range [...][2]int{{0, 4}, {4, 6}, {6, 8}, {8, 10}, {10, 16}} {
+		if k > 0 {
+			dst = append(dst, '-')
+		}
+		dst = hex.AppendEncode(dst, u[g[0]:g[1]])
+	}
+	return dst
 }
 
 var words = strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor
@@ -191,16 +211,20 @@ deserunt mollit anim id est laborum sqlite page journal wal checkpoint`)
 
 // Text returns n bytes of deterministic words for row i.
 func Text(seed uint64, i int64, n int) string {
-	var sb strings.Builder
-	sb.Grow(n + 16)
+	return string(appendText(make([]byte, 0, n+16), seed, i, n))
+}
+
+// appendText appends Text(seed, i, n) to dst.
+func appendText(dst []byte, seed uint64, i int64, n int) []byte {
+	start := len(dst)
 	k := uint64(0)
-	for sb.Len() < n {
+	for len(dst)-start < n {
 		w := words[mix(seed^0x5bd1e995, uint64(i)<<20|k)%uint64(len(words))]
-		if sb.Len() > 0 {
-			sb.WriteByte(' ')
+		if len(dst) > start {
+			dst = append(dst, ' ')
 		}
-		sb.WriteString(w)
+		dst = append(dst, w...)
 		k++
 	}
-	return sb.String()[:n]
+	return dst[:start+n]
 }
