@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"litebench/internal/engine"
+	"litebench/internal/engine/sqlite"
 	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
-	"litebench/internal/runner"
 	"litebench/internal/settings"
 	"litebench/internal/target"
 	"litebench/internal/units"
@@ -64,18 +65,18 @@ SYNOPSIS
 	what := fs.Arg(0)
 	switch what {
 	case "targets":
-		t := &report.Table{Headers: []string{"target", "api", "sqlite", "module", "status"}}
+		t := &report.Table{Headers: []string{"target", "engine", "client", "placement", "api", "version", "module", "status"}}
 		ts, us := target.All()
 		for _, x := range ts {
-			v, err := x.SQLiteVersion()
+			v, err := x.Version()
 			status := "loaded"
 			if err != nil {
 				status = "error: " + err.Error()
 			}
-			t.Rows = append(t.Rows, []string{x.Name(), x.API(), v, x.Module(), status})
+			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), x.Client().Name(), string(x.Placement()), x.API(), v, x.Module(), status})
 		}
 		for _, u := range us {
-			t.Rows = append(t.Rows, []string{u.Name, u.API, "-", u.Module, "not loaded: " + u.Reason})
+			t.Rows = append(t.Rows, []string{u.Name, u.Engine, u.Name, "-", u.API, "-", u.Module, "not loaded: " + u.Reason})
 		}
 		return t.Render(out, "table")
 	case "suites":
@@ -226,16 +227,25 @@ DESCRIPTION
 			}
 		}
 	}
-	o := runner.Options(s, "litebench-pragma")
-	o.Memory = true
+	var ep engine.Endpoint
+	pool := target.PolicyOf(s).PoolOptions
 	if *db != "" {
 		in, err := readOnly("pragma", *db)
 		if err != nil {
 			return err
 		}
-		o = target.Options{Path: *db, ReadOnly: true, Immutable: in.Immutable}
+		ep, pool = sqlite.ReadOnly(*db, in.Immutable), target.PoolOptions{}
+	} else {
+		mem := s.Clone()
+		mem.Set("in-memory", "true")
+		inst, err := t.Engine().Provision(ctx, engine.Request{Settings: mem, Name: "pragma"})
+		if err != nil {
+			return err
+		}
+		defer inst.Destroy()
+		ep = inst.Endpoint()
 	}
-	d, err := t.Open(ctx, o)
+	d, err := t.Open(ctx, ep, pool)
 	if err != nil {
 		return usagef("pragma: open: %v", err)
 	}
@@ -293,7 +303,7 @@ DESCRIPTION
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	d, err := t.Open(ctx, target.Options{Path: *db, ReadOnly: true, Immutable: in.Immutable})
+	d, err := t.Open(ctx, sqlite.ReadOnly(*db, in.Immutable), target.PoolOptions{})
 	if err != nil {
 		return usagef("inspect: open %s: %v", *db, err)
 	}
@@ -317,7 +327,7 @@ DESCRIPTION
 		owner = "litebench results store"
 	}
 	add("created by", owner)
-	add("sqlite (reader)", func() string { v, _ := t.SQLiteVersion(); return v }())
+	add("sqlite (reader)", func() string { v, _ := t.Version(); return v }())
 	// The header says whether the file is in WAL mode; an immutable
 	// reader's journal_mode would not.
 	mode := "delete (rollback journal)"

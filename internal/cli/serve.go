@@ -13,11 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/limits"
 	"litebench/internal/own"
 	"litebench/internal/runner"
 	"litebench/internal/serve"
 	"litebench/internal/settings"
+	"litebench/internal/target"
 	"litebench/internal/workload"
 )
 
@@ -165,18 +167,21 @@ FLAGS
 			}
 		}()
 	}
-	opts := runner.Options(s, path)
-	db, err := t.Open(ctx, opts)
+	// The path is claimed: the engine only names and opens it.
+	inst, err := t.Engine().Provision(ctx, engine.Request{Settings: s, Path: path, Name: "serve", Reuse: true, Keep: true})
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return usageError{err.Error()}
 	}
-	defer db.Close()
-	if !s.Bool("in-memory") {
-		if err := workload.MarkBenchDB(ctx, db, own.BenchAppID); err != nil {
-			return err
-		}
+	policy := target.PolicyOf(s)
+	sess, err := target.Open(ctx, t, inst.Endpoint(), policy)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", inst, err)
 	}
-	if err := workload.SetupPages(ctx, db, rows, int(body), *seed, *immutable); err != nil {
+	defer sess.Close()
+	if err := inst.Stamp(ctx, target.SQL(sess.DB())); err != nil {
+		return err
+	}
+	if err := workload.SetupPages(ctx, sess, rows, int(body), *seed, *immutable); err != nil {
 		return interruptedOr(ctx, fmt.Errorf("creating pages: %w", err))
 	}
 	lock.Share()
@@ -194,7 +199,7 @@ FLAGS
 	if err != nil {
 		return err
 	}
-	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Options: serve.ReadOptions(opts, *immutable), Handles: *handles, File: file})
+	srv, err := serve.New(ctx, serve.Config{Strategy: *strategy, Target: t, Endpoint: inst.ReadEndpoint(*immutable), Pool: policy.PoolOptions, Handles: *handles, File: file})
 	if err != nil {
 		return interruptedOr(ctx, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"litebench/internal/engine"
+	_ "litebench/internal/engine/sqlite"
 	"litebench/internal/settings"
 	"litebench/internal/target"
 	"litebench/internal/workload"
@@ -19,11 +21,12 @@ import (
 type fakeTarget struct{ name, api string }
 
 func (f fakeTarget) Name() string                   { return f.name }
+func (f fakeTarget) Engine() string                 { return "sqlite" }
 func (f fakeTarget) API() string                    { return f.api }
 func (f fakeTarget) Module() string                 { return "example.com/fake" }
-func (f fakeTarget) SQLiteVersion() (string, error) { return "3.0.0", nil }
-func (f fakeTarget) Code(error) int                 { return 0 }
-func (f fakeTarget) Open(context.Context, target.Options) (target.DB, error) {
+func (f fakeTarget) Version() (string, error)       { return "3.0.0", nil }
+func (f fakeTarget) Classify(error) engine.ErrClass { return engine.None }
+func (f fakeTarget) Open(context.Context, engine.Endpoint, target.PoolOptions) (target.DB, error) {
 	return nil, errors.New("a planning test opened a database")
 }
 

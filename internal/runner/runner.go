@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/metrics"
 	"litebench/internal/own"
 	"litebench/internal/results"
@@ -69,9 +70,6 @@ type Spec struct {
 // kept database instead of starting from an empty file.
 type Reuser interface{ ReusesData() bool }
 
-// Options renders the target options of settings for the file at path.
-func Options(s settings.Settings, path string) target.Options { return worker.Options(s, path) }
-
 // Controlled is implemented by workloads whose runs are compared with
 // control runs: those whose label key has value and that share the run's
 // values of the labels in match.
@@ -86,7 +84,7 @@ func Pending(sp Spec) *results.Result {
 		Schema: results.SchemaVersion, RunID: sp.RunID, SweepID: sp.SweepID,
 		Section: sp.Section, Label: sp.Name, Repeat: sp.Repeat,
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
-		Engine: "sqlite", Client: sp.Target.Name(), Placement: placementOf(sp.Settings),
+		Engine: sp.Target.Engine().Name(), Client: sp.Target.Name(), Placement: placementOf(sp.Settings),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
 	}
@@ -103,7 +101,8 @@ func NewResult(sp Spec) *results.Result {
 		k, v, m := c.Control()
 		r.Control = &results.Control{Key: k, Value: v, Match: m}
 	}
-	r.EngineVersion, _ = sp.Target.SQLiteVersion()
+	r.Engine = sp.Target.Engine().Name()
+	r.EngineVersion, _ = sp.Target.Version()
 	r.ClientVersion = moduleVersion(sp.Target.Module())
 	r.Env = Fingerprint(sp.Target, r.EngineVersion, sp.Dir)
 	return r
@@ -156,6 +155,12 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		}
 	}
 
+	// The runner has claimed the path: the engine only names and opens it
+	// (nothing to replace, nothing to remove at the end).
+	inst, err := sp.Target.Engine().Provision(ctx, engine.Request{Settings: sp.Settings, Path: path, Name: sp.RunID, Reuse: true, Keep: true})
+	if err != nil {
+		return fail(err)
+	}
 	job := &worker.Job{
 		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
 		Settings: sp.Settings.Map(), Target: sp.Target.Name(), Path: path,
@@ -164,11 +169,10 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	placement := sp.Settings.Get("placement")
 	var w worker.Worker
 	var setup worker.Event
-	var err error
 	if placement == "" || placement == worker.InProcess {
 		l := worker.NewLocal()
 		w = l
-		setup, err = l.SetupWith(ctx, job, sp.Workload, sp.Target)
+		setup, err = l.SetupWith(ctx, job, sp.Workload, sp.Target, inst)
 	} else {
 		if w, err = worker.For(placement); err == nil {
 			if _, err = w.Hello(ctx); err == nil {
@@ -193,11 +197,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		r.Notes = append(r.Notes, "attached to "+path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
 	}
 	r.Env.CompileOptions = setup.CompileOptions
-	if want, got := sp.Settings.Journal(), setup.JournalMode; want != "" && got != want && file {
-		r.Notes = append(r.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
-	}
+	r.Notes = append(r.Notes, setup.Notes...) // settings asked for that the engine does not run
 
-	smp := newSampler(sp, path, file, Unit(sp.Workload))
+	smp := newSampler(sp, inst, Unit(sp.Workload))
 	fin, err := w.Run(ctx, func(ev worker.Event) {
 		switch ev.T {
 		case worker.TInterval:
@@ -224,8 +226,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	info := func(name, unit string, v float64) {
 		r.Metrics = append(r.Metrics, results.Metric{Name: name, Unit: unit, Value: v})
 	}
-	if file {
-		fs := StatFiles(path)
+	if fs, ok := inst.Probe(); ok {
 		info("db_size", units.ByteSize, float64(fs.DB))
 		if fs.WAL > 0 {
 			info(results.WALSize, units.ByteSize, float64(fs.WAL))

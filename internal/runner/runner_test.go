@@ -4,69 +4,17 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"litebench/internal/results"
 	"litebench/internal/settings"
-	"litebench/internal/target"
+	"litebench/internal/target/targettest"
 	"litebench/internal/units"
 	"litebench/internal/workload"
 )
 
-// fake is a target whose statements do nothing but count; it tests the
-// runner, not SQLite. It can cancel the run at a given statement, as a
-// Ctrl-C would.
-type fake struct {
-	execs       atomic.Int64
-	cancelAfter int64
-	cancel      context.CancelFunc
-	openErr     error
-}
-
-func (f *fake) Name() string                                            { return "fake" }
-func (f *fake) API() string                                             { return "direct" }
-func (f *fake) Module() string                                          { return "test" }
-func (f *fake) SQLiteVersion() (string, error)                          { return "0", nil }
-func (f *fake) Code(error) int                                          { return 0 }
-func (f *fake) Open(context.Context, target.Options) (target.DB, error) { return fakeDB{f}, f.openErr }
-
-type fakeDB struct{ f *fake }
-
-func (d fakeDB) Exec(ctx context.Context, q string, args ...any) error {
-	if d.f.execs.Add(1) == d.f.cancelAfter {
-		d.f.cancel()
-	}
-	return nil
-}
-func (d fakeDB) Query(context.Context, string, []any, func(target.Row) error) error { return nil }
-func (d fakeDB) Prepare(context.Context, string) (target.Stmt, error)               { return fakeStmt{d}, nil }
-func (d fakeDB) Begin(context.Context) (target.Tx, error)                           { return fakeTx{d}, nil }
-func (d fakeDB) OpenedConns() int64                                                 { return 1 }
-func (d fakeDB) Close() error                                                       { return nil }
-
-type fakeStmt struct{ d fakeDB }
-
-func (s fakeStmt) Exec(ctx context.Context, args ...any) error { return s.d.Exec(ctx, "", args...) }
-func (s fakeStmt) Query(context.Context, []any, func(target.Row) error) error {
-	return nil
-}
-func (s fakeStmt) Close() error { return nil }
-
-type fakeTx struct{ d fakeDB }
-
-func (t fakeTx) Exec(ctx context.Context, q string, args ...any) error {
-	return t.d.Exec(ctx, q, args...)
-}
-func (t fakeTx) Query(context.Context, string, []any, func(target.Row) error) error {
-	return nil
-}
-func (t fakeTx) Stmt(s target.Stmt) target.Stmt { return s }
-func (t fakeTx) Commit() error                  { return nil }
-func (t fakeTx) Rollback() error                { return nil }
-
-func insertSpec(t *testing.T, f *fake, rows, workers string) Spec {
+func insertSpec(t *testing.T, f *targettest.Client, rows, workers string) Spec {
 	sp, _ := workload.Get("insert")
 	s := settings.Default()
 	s.Set("in-memory", "true")
@@ -75,11 +23,11 @@ func insertSpec(t *testing.T, f *fake, rows, workers string) Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Spec{RunID: "t", Workload: w, Target: f, Settings: s, Dir: t.TempDir()}
+	return Spec{RunID: "t", Workload: w, Target: targettest.Target(f), Settings: s, Dir: t.TempDir()}
 }
 
 func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
-	f := &fake{}
+	f := &targettest.Client{}
 	r := Run(context.Background(), insertSpec(t, f, "10000", "4"))
 	if r.Status != results.StatusOK {
 		t.Fatalf("status %s: %s", r.Status, r.Error)
@@ -102,7 +50,7 @@ func TestRunCountsEveryRowAcrossWorkers(t *testing.T) {
 // A result carries its labels, their display order, its section and
 // versions; a run that fails still declares its headline's unit.
 func TestRunLabelsResult(t *testing.T) {
-	sp := insertSpec(t, &fake{}, "100", "1")
+	sp := insertSpec(t, &targettest.Client{}, "100", "1")
 	sp.Section, sp.Name = "ladder", "+ WAL (fake)"
 	r := Run(context.Background(), sp)
 	if r.Schema != results.SchemaVersion || r.Workload != "insert" || r.Engine != "sqlite" || r.Client != "fake" ||
@@ -113,7 +61,7 @@ func TestRunLabelsResult(t *testing.T) {
 	if strings.Join(params, " ") != "rows schema seed vacuum workers" || sets[0] != settings.Specs[0].Key || len(sets) != len(settings.Specs) {
 		t.Errorf("order: %v %v", params, sets)
 	}
-	r = Run(context.Background(), insertSpec(t, &fake{openErr: errors.New("no")}, "100", "1"))
+	r = Run(context.Background(), insertSpec(t, &targettest.Client{OpenErr: errors.New("no")}, "100", "1"))
 	if r.Status != results.StatusFailed || r.Headline().Unit != units.RowsPerSecond || len(r.Metrics) != 1 {
 		t.Errorf("failed run: %s, metrics %+v", r.Status, r.Metrics)
 	}
@@ -125,7 +73,7 @@ func TestRunLabelsResult(t *testing.T) {
 func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := &fake{cancelAfter: 5000, cancel: cancel}
+	f := &targettest.Client{CancelAfter: 5000, Cancel: cancel}
 	r := Run(ctx, insertSpec(t, f, "1000000", "2"))
 	if r.Status != results.StatusInterrupted {
 		t.Fatalf("status %s (%s)", r.Status, r.Error)
@@ -133,7 +81,7 @@ func TestRunInterrupted(t *testing.T) {
 	if r.Rows == 0 || r.Rows%100 != 0 || r.Rows > 5000+2*100 {
 		t.Errorf("rows %d, want whole batches of 100, at most 5000 and the two in flight", r.Rows)
 	}
-	if n := f.execs.Load(); n > 5000+2*100 {
+	if n := f.Execs.Load(); n > 5000+2*100 {
 		t.Errorf("%d statements ran: the run went on after the cancel", n)
 	}
 }

@@ -1,57 +1,22 @@
 package runner
 
 import (
-	"encoding/binary"
 	"fmt"
-	"io"
-	"os"
 	"sync"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/histcodec"
 	"litebench/internal/results"
 	"litebench/internal/units"
 	"litebench/internal/worker"
 )
 
-// FileSizes are the sizes of a database's files.
-type FileSizes struct {
-	DB, WAL, SHM int64
-	// WALSeq is the WAL header's checkpoint sequence number: SQLite bumps
-	// it each time a checkpoint completes and the WAL starts over from
-	// its beginning. If it stops moving while the WAL grows, checkpoints
-	// are starved.
-	WALSeq int64
-}
-
-// StatFiles reads the sizes of path, path-wal and path-shm.
-func StatFiles(path string) FileSizes {
-	var fs FileSizes
-	size := func(p string) int64 {
-		if st, err := os.Stat(p); err == nil {
-			return st.Size()
-		}
-		return 0
-	}
-	fs.DB, fs.WAL, fs.SHM = size(path), size(path+"-wal"), size(path+"-shm")
-	if fs.WAL >= 32 {
-		if f, err := os.Open(path + "-wal"); err == nil {
-			var h [32]byte
-			if _, err := io.ReadFull(f, h[:]); err == nil {
-				fs.WALSeq = int64(binary.BigEndian.Uint32(h[12:16]))
-			}
-			f.Close()
-		}
-	}
-	return fs
-}
-
 // sampler turns a worker's interval events into the run's time series and
 // progress lines, and watches the WAL.
 type sampler struct {
 	sp       Spec
-	path     string
-	file     bool
+	inst     engine.Instance
 	unit     string
 	total    int64
 	mu       sync.Mutex
@@ -62,8 +27,8 @@ type sampler struct {
 	printed  bool
 }
 
-func newSampler(sp Spec, path string, file bool, unit string) *sampler {
-	return &sampler{sp: sp, path: path, file: file, unit: unit, total: sp.Workload.Total()}
+func newSampler(sp Spec, inst engine.Instance, unit string) *sampler {
+	return &sampler{sp: sp, inst: inst, unit: unit, total: sp.Workload.Total()}
 }
 
 // interval records one interval event: a series point (when series are
@@ -90,8 +55,7 @@ func (s *sampler) interval(ev worker.Event) {
 			p.Errors[o.Name] = o.Errors
 		}
 	}
-	if s.file {
-		fs := StatFiles(s.path)
+	if fs, ok := s.inst.Probe(); ok {
 		p.DBBytes, p.WALBytes, p.SHMBytes, p.WALSeq = fs.DB, fs.WAL, fs.SHM, fs.WALSeq
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
 			s.warned = true

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"litebench/internal/engine"
 	"litebench/internal/serve"
+	"litebench/internal/settings"
 	"litebench/internal/target"
 	_ "litebench/internal/target/all"
 )
@@ -19,17 +21,21 @@ func TestNewStopsOpeningHandles(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "p.db")
-	db, err := tg.Open(context.Background(), target.Options{Path: path})
+	inst, err := tg.Engine().Provision(context.Background(), engine.Request{Settings: settings.Default(), Path: path, Reuse: true, Keep: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.Open(context.Background(), inst.Endpoint(), target.PoolOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.Exec(context.Background(), "CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"); err != nil {
+	if err := db.Exec(context.Background(), "CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)", nil); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	srv, err := serve.New(ctx, serve.Config{Strategy: "direct", Target: tg, Options: target.Options{Path: path}, Handles: 100000})
+	srv, err := serve.New(ctx, serve.Config{Strategy: "direct", Target: tg, Endpoint: inst.ReadEndpoint(false), Handles: 100000})
 	if !errors.Is(err, context.Canceled) {
 		if srv != nil {
 			srv.Close()

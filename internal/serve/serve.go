@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/target"
 )
 
@@ -77,25 +78,6 @@ func Check(strategy string, t target.Target, memory bool) error {
 	return nil
 }
 
-// ReadOptions are the options of serving handles over the database that
-// o opened: read-only (immutable when asked), without the pragmas that
-// write. An in-memory database exists only in its process and is served
-// as it is.
-func ReadOptions(o target.Options, immutable bool) target.Options {
-	if o.Memory {
-		return o
-	}
-	o.ReadOnly, o.Immutable = true, immutable
-	var keep []string
-	for _, p := range o.Pragmas {
-		if !strings.Contains(p, "journal_mode") && !strings.Contains(p, "page_size") && !strings.Contains(p, "locking_mode") {
-			keep = append(keep, p)
-		}
-	}
-	o.Pragmas = keep
-	return o
-}
-
 // Query is the statement every SQLite strategy runs.
 const Query = "SELECT body FROM pages WHERE id = ?"
 
@@ -103,8 +85,11 @@ const Query = "SELECT body FROM pages WHERE id = ?"
 type Config struct {
 	Strategy string
 	Target   target.Target
-	// Options opens the database (read-only or immutable when asked).
-	Options target.Options
+	// Endpoint is the database the handles open (read-only, immutable when
+	// asked: an instance's ReadEndpoint), Pool how plain and prepared run
+	// their pool.
+	Endpoint engine.Endpoint
+	Pool     target.PoolOptions
 	// Handles is N of conn-pool, stmt-pool and direct.
 	Handles int
 	// File is the control's file.
@@ -127,7 +112,7 @@ type Server struct {
 
 // New opens what the strategy needs.
 func New(ctx context.Context, cfg Config) (*Server, error) {
-	if err := Check(cfg.Strategy, cfg.Target, cfg.Options.Memory); err != nil {
+	if err := Check(cfg.Strategy, cfg.Target, cfg.Endpoint.InMemory); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg}
@@ -140,7 +125,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	var err error
 	switch cfg.Strategy {
 	case "plain", "prepared":
-		if s.db, err = cfg.Target.Open(ctx, cfg.Options); err != nil {
+		if s.db, err = cfg.Target.Open(ctx, cfg.Endpoint, cfg.Pool); err != nil {
 			return nil, err
 		}
 		if cfg.Strategy == "prepared" {
@@ -157,9 +142,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 				s.Close()
 				return nil, err
 			}
-			o := cfg.Options
+			o := cfg.Pool
 			o.MaxOpen, o.ConnPerOp = 1, false
-			db, err := cfg.Target.Open(ctx, o)
+			db, err := cfg.Target.Open(ctx, cfg.Endpoint, o)
 			if err != nil {
 				s.Close()
 				return nil, err
@@ -206,17 +191,18 @@ func (s *Server) Body(ctx context.Context, id int64) ([]byte, error) {
 		return r.Scan(&body)
 	}
 	var err error
+	args := target.A(id)
 	switch s.cfg.Strategy {
 	case "plain":
-		err = s.db.Query(ctx, Query, []any{id}, scan)
+		err = s.db.Query(ctx, Query, args, scan)
 	case "prepared":
-		err = s.stmt.Query(ctx, []any{id}, scan)
+		err = s.stmt.Query(ctx, args, scan)
 	default:
 		h := <-s.pool
 		if h.stmt != nil {
-			err = h.stmt.Query(ctx, []any{id}, scan)
+			err = h.stmt.Query(ctx, args, scan)
 		} else {
-			err = h.db.Query(ctx, Query, []any{id}, scan)
+			err = h.db.Query(ctx, Query, args, scan)
 		}
 		s.pool <- h
 	}

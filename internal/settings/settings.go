@@ -1,6 +1,11 @@
-// Package settings holds everything tunable on the SQLite side and the
-// application side of a run, parses it from flags and seed-style DSNs, and
-// expands comma lists into a sweep matrix.
+// Package settings holds everything tunable about a run, parses it from
+// flags and seed-style DSNs, and expands comma lists into a sweep matrix.
+//
+// Settings are of two kinds. Application-side settings (pool, prepared
+// statements, batches, transactions, the single writer, the write mutex,
+// busy retries) are defined here and apply to every engine. Engine-side
+// settings (SQLite's pragmas) are contributed by their engine with
+// Register, under their flag names, and say which engine they belong to.
 //
 // A Settings value is a flat, ordered set of key=value strings. Keeping the
 // values as canonical strings (validated on the way in) makes every setting a
@@ -23,39 +28,64 @@ type Spec struct {
 	Help    string
 	// Canon returns the canonical form of v or an error naming the fix.
 	Canon func(v string) (string, error)
+	// Engine is the engine the setting belongs to ("" for an
+	// application-side setting, which every engine honours).
+	Engine string
 }
 
-// Specs lists every setting in display order.
-var Specs = []Spec{
-	{"journal", "default", "journal_mode: default (the driver's), delete, truncate, persist, memory, wal, off", oneOf("default", "delete", "truncate", "persist", "memory", "wal", "off")},
-	{"sync", "default", "synchronous: default, off, normal, full, extra (or 0-3)", syncCanon},
-	{"busy-timeout", "5000", "busy_timeout in milliseconds (0 = fail at once on SQLITE_BUSY)", intRange(0, 1<<31-1)},
-	{"cache-size", "default", "cache_size: pages if positive, KiB if negative", optInt(-1<<40, 1<<40)},
-	{"mmap-size", "default", "mmap_size in bytes", optInt(0, 1<<50)},
-	{"temp-store", "default", "temp_store: default, file, memory", oneOf("default", "file", "memory")},
-	{"locking-mode", "default", "locking_mode: default, normal, exclusive", oneOf("default", "normal", "exclusive")},
-	{"page-size", "default", "page_size in bytes, a power of two from 512 to 65536", pageSizeCanon},
-	{"shared-cache", "false", "open with cache=shared", boolCanon},
-	{"in-memory", "false", "in-memory database (mode=memory) instead of a file", boolCanon},
-	{"pool", "0", "max open connections (0 = unlimited)", intRange(0, 1<<20)},
-	{"conn-per-op", "false", "open a new connection for every operation", boolCanon},
-	{"prepared", "true", "reuse prepared statements (false = prepare every statement ad hoc)", boolCanon},
-	{"batch", "1000", "rows per transaction (1 = autocommit, one row per transaction)", intRange(1, 1<<30)},
-	{"rows-per-stmt", "1", "rows per INSERT statement (multi-row VALUES)", intRange(1, 1<<20)},
-	{"tx", "deferred", "transaction begin mode: deferred, immediate", oneOf("deferred", "immediate")},
-	{"write-mutex", "false", "serialise writes behind one application-level mutex (seed 001)", boolCanon},
-	{"writer", "pool", "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", oneOf("pool", "single")},
-	{"busy-retry", "none", "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", busyRetryCanon},
-	{"placement", "in-process", "where the client runs: in-process, or process (a 'litebench worker' child process speaking the worker protocol)", oneOf("in-process", "process")},
+// Specs lists every setting in display order: the engines' settings, then
+// the application-side ones.
+var Specs = appSpecs
+
+var appSpecs = []Spec{
+	{Key: "pool", Default: "0", Help: "max open connections (0 = unlimited)", Canon: IntRange(0, 1<<20)},
+	{Key: "conn-per-op", Default: "false", Help: "open a new connection for every operation", Canon: Boolean},
+	{Key: "prepared", Default: "true", Help: "reuse prepared statements (false = prepare every statement ad hoc)", Canon: Boolean},
+	{Key: "batch", Default: "1000", Help: "rows per transaction (1 = autocommit, one row per transaction)", Canon: IntRange(1, 1<<30)},
+	{Key: "rows-per-stmt", Default: "1", Help: "rows per INSERT statement (multi-row VALUES)", Canon: IntRange(1, 1<<20)},
+	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate", Canon: OneOf("deferred", "immediate")},
+	{Key: "write-mutex", Default: "false", Help: "serialise writes behind one application-level mutex (seed 001)", Canon: Boolean},
+	{Key: "writer", Default: "pool", Help: "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", Canon: OneOf("pool", "single")},
+	{Key: "busy-retry", Default: "none", Help: "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", Canon: busyRetryCanon},
+	{Key: "placement", Default: "in-process", Help: "where the client runs: in-process, or process (a 'litebench worker' child process speaking the worker protocol)", Canon: OneOf("in-process", "process")},
 }
 
-var specByKey = func() map[string]*Spec {
-	m := make(map[string]*Spec, len(Specs))
-	for i := range Specs {
-		m[Specs[i].Key] = &Specs[i]
+// checks are the engines' checks of combinations of their settings.
+var checks []func(Settings) error
+
+// Register adds an engine's settings before the application-side ones, in
+// the order given, and check, which rejects combinations no single value
+// can (nil for none). Engines call it in init.
+func Register(engine string, specs []Spec, check func(Settings) error) {
+	var eng []Spec
+	for _, sp := range Specs {
+		if sp.Engine != "" {
+			eng = append(eng, sp)
+		}
+	}
+	for _, sp := range specs {
+		if specByKey[sp.Key] != nil {
+			panic("settings: duplicate " + sp.Key)
+		}
+		sp.Engine = engine
+		eng = append(eng, sp)
+	}
+	Specs = append(eng, appSpecs...)
+	specByKey = index(Specs)
+	if check != nil {
+		checks = append(checks, check)
+	}
+}
+
+var specByKey = index(Specs)
+
+func index(specs []Spec) map[string]*Spec {
+	m := make(map[string]*Spec, len(specs))
+	for i := range specs {
+		m[specs[i].Key] = &specs[i]
 	}
 	return m
-}()
+}
 
 // Lookup returns the spec for key, or nil.
 func Lookup(key string) *Spec { return specByKey[key] }
@@ -146,9 +176,6 @@ func (s Settings) Int(key string) int {
 
 func (s Settings) Bool(key string) bool { return s.v[key] == "true" }
 
-// Journal returns the journal mode, "" for the driver default.
-func (s Settings) Journal() string { return orEmpty(s.v["journal"]) }
-
 // BusyRetries returns how many times a busy operation is retried; -1 means
 // until it succeeds or the run ends.
 func (s Settings) BusyRetries() int {
@@ -161,33 +188,6 @@ func (s Settings) BusyRetries() int {
 		n, _ := strconv.Atoi(v)
 		return n
 	}
-}
-
-func orEmpty(v string) string {
-	if v == "default" {
-		return ""
-	}
-	return v
-}
-
-// Pragmas returns the statements to run on every new connection, in an order
-// that works on a fresh file (page_size before the journal mode is set).
-func (s Settings) Pragmas() []string {
-	var p []string
-	add := func(name, v string) {
-		if v = orEmpty(v); v != "" {
-			p = append(p, "PRAGMA "+name+" = "+v)
-		}
-	}
-	add("page_size", s.v["page-size"])
-	p = append(p, "PRAGMA busy_timeout = "+s.v["busy-timeout"])
-	add("locking_mode", s.v["locking-mode"])
-	add("journal_mode", s.v["journal"])
-	add("synchronous", s.v["sync"])
-	add("cache_size", s.v["cache-size"])
-	add("mmap_size", s.v["mmap-size"])
-	add("temp_store", s.v["temp-store"])
-	return p
 }
 
 // String renders the settings that differ from the defaults, for labels.
@@ -206,15 +206,18 @@ func (s Settings) String() string {
 
 // Validate checks combinations that no single value can reject.
 func (s Settings) Validate() error {
-	if s.Bool("in-memory") && s.Journal() == "wal" {
-		return fmt.Errorf("--journal wal needs a file: an in-memory database (--in-memory / mode=memory) cannot use WAL; drop one of them")
+	for _, c := range checks {
+		if err := c(s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// Canonicalisers.
+// Canonicalisers, for the settings here and the engines'.
 
-func oneOf(vals ...string) func(string) (string, error) {
+// OneOf accepts one of vals, in any case.
+func OneOf(vals ...string) func(string) (string, error) {
 	return func(v string) (string, error) {
 		l := strings.ToLower(v)
 		for _, x := range vals {
@@ -226,23 +229,8 @@ func oneOf(vals ...string) func(string) (string, error) {
 	}
 }
 
-func syncCanon(v string) (string, error) {
-	switch strings.ToLower(v) {
-	case "0", "off":
-		return "off", nil
-	case "1", "normal":
-		return "normal", nil
-	case "2", "full":
-		return "full", nil
-	case "3", "extra":
-		return "extra", nil
-	case "default":
-		return "default", nil
-	}
-	return "", fmt.Errorf("want default, off, normal, full or extra (or 0-3)")
-}
-
-func boolCanon(v string) (string, error) {
+// Boolean accepts true or false and their usual spellings.
+func Boolean(v string) (string, error) {
 	switch strings.ToLower(v) {
 	case "1", "true", "yes", "on", "y":
 		return "true", nil
@@ -252,7 +240,8 @@ func boolCanon(v string) (string, error) {
 	return "", fmt.Errorf("want true or false")
 }
 
-func intRange(lo, hi int64) func(string) (string, error) {
+// IntRange accepts a count (with k/m/g suffixes) from lo to hi.
+func IntRange(lo, hi int64) func(string) (string, error) {
 	return func(v string) (string, error) {
 		n, err := parseSize(v)
 		if err != nil {
@@ -268,28 +257,15 @@ func intRange(lo, hi int64) func(string) (string, error) {
 	}
 }
 
-func optInt(lo, hi int64) func(string) (string, error) {
-	r := intRange(lo, hi)
+// OptInt is IntRange that also accepts "default".
+func OptInt(lo, hi int64) func(string) (string, error) {
+	r := IntRange(lo, hi)
 	return func(v string) (string, error) {
 		if strings.ToLower(v) == "default" {
 			return "default", nil
 		}
 		return r(v)
 	}
-}
-
-func pageSizeCanon(v string) (string, error) {
-	if strings.ToLower(v) == "default" {
-		return "default", nil
-	}
-	n, err := parseSize(v)
-	if err != nil {
-		return "", err
-	}
-	if n < 512 || n > 65536 || n&(n-1) != 0 {
-		return "", fmt.Errorf("want a power of two from 512 to 65536")
-	}
-	return strconv.FormatInt(n, 10), nil
 }
 
 func busyRetryCanon(v string) (string, error) {

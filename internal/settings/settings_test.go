@@ -1,12 +1,15 @@
-package settings
+package settings_test
 
 import (
 	"strings"
 	"testing"
+
+	_ "litebench/internal/engine/sqlite" // SQLite's settings
+	"litebench/internal/settings"
 )
 
 func TestSetCanonicalises(t *testing.T) {
-	s := Default()
+	s := settings.Default()
 	for _, c := range []struct{ key, in, want string }{
 		{"journal", "WAL", "wal"},
 		{"sync", "0", "off"},
@@ -36,7 +39,7 @@ func TestSetRejects(t *testing.T) {
 		{"pool", "-1", "between"},
 		{"nosuch", "1", "unknown setting"},
 	} {
-		err := Default().Set(c.key, c.in)
+		err := settings.Default().Set(c.key, c.in)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("Set(%s, %s) = %v, want error containing %q", c.key, c.in, err, c.msg)
 		}
@@ -44,7 +47,7 @@ func TestSetRejects(t *testing.T) {
 }
 
 func TestMatrixCartesianProduct(t *testing.T) {
-	m := NewMatrix()
+	m := settings.NewMatrix()
 	if err := m.SetList("journal", "delete,wal"); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +80,7 @@ func TestMatrixCartesianProduct(t *testing.T) {
 }
 
 func TestMatrixDeduplicatesAndValidatesLists(t *testing.T) {
-	m := NewMatrix()
+	m := settings.NewMatrix()
 	if err := m.SetList("sync", "0,off,OFF"); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +96,7 @@ func TestMatrixDeduplicatesAndValidatesLists(t *testing.T) {
 }
 
 func TestApplyDSN(t *testing.T) {
-	m := NewMatrix()
+	m := settings.NewMatrix()
 	d, err := m.ApplyDSN("a.db?_journal=wal&_sync=0&_busy_timeout=10000&cache=shared&_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +110,7 @@ func TestApplyDSN(t *testing.T) {
 			t.Errorf("%s = %s, want %s", k, got, v)
 		}
 	}
-	m = NewMatrix()
+	m = settings.NewMatrix()
 	if _, err := m.ApplyDSN("file:x.db?mode=memory&_sync=1"); err != nil {
 		t.Fatal(err)
 	}
@@ -115,34 +118,8 @@ func TestApplyDSN(t *testing.T) {
 		t.Errorf("memory=%s sync=%s", m.Base.Get("in-memory"), m.Base.Get("sync"))
 	}
 	for _, bad := range []string{"a.db?_bogus=1", "a.db?_journal=fast", "?_sync=0", "a.db?mode=ro"} {
-		if _, err := NewMatrix().ApplyDSN(bad); err == nil {
+		if _, err := settings.NewMatrix().ApplyDSN(bad); err == nil {
 			t.Errorf("ApplyDSN(%q) accepted", bad)
 		}
-	}
-}
-
-func TestPragmasOrder(t *testing.T) {
-	s := Default()
-	s.Set("page-size", "8192")
-	s.Set("journal", "wal")
-	s.Set("sync", "normal")
-	p := strings.Join(s.Pragmas(), ";")
-	if strings.Index(p, "page_size") > strings.Index(p, "journal_mode") {
-		t.Errorf("page_size must come before journal_mode: %s", p)
-	}
-	if !strings.Contains(p, "synchronous = normal") || !strings.Contains(p, "busy_timeout = 5000") {
-		t.Errorf("pragmas %s", p)
-	}
-	if strings.Contains(strings.Join(Default().Pragmas(), ";"), "journal_mode") {
-		t.Error("default journal must leave the driver's default alone")
-	}
-}
-
-func TestValidateMemoryWAL(t *testing.T) {
-	s := Default()
-	s.Set("in-memory", "true")
-	s.Set("journal", "wal")
-	if s.Validate() == nil {
-		t.Error("memory + wal accepted")
 	}
 }

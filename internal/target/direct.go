@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+
+	"litebench/internal/engine"
 )
 
 // RawConn is the little a direct API must provide: one connection that
@@ -16,15 +18,16 @@ type RawConn interface {
 	Close() error
 }
 
-// RawStmt is a prepared statement on one RawConn.
+// RawStmt is a prepared statement on one RawConn: parameters are bound
+// with Bind and the current row read with Scan, so drivers only adapt
+// their method names.
 type RawStmt interface {
-	// Bind binds args to parameters 1..len(args).
-	Bind(args []any) error
+	Binder
+	Columns
 	// Step advances; it returns false at the end or on error.
 	Step() (bool, error)
-	// Scan reads the current row into dest (see Row.Scan).
-	Scan(dest []any) error
-	// Reset readies the statement for the next execution.
+	// Reset readies the statement for the next execution and clears its
+	// bindings.
 	Reset() error
 	Close() error
 }
@@ -47,78 +50,101 @@ func (c *directConn) watch(ctx context.Context) func() {
 	return func() { in.SetInterrupt(context.Background()) }
 }
 
-// DirectTarget is a Target over a direct API, pooled like database/sql.
-type DirectTarget struct {
-	TName    string
-	TModule  string
-	Version  func() string
-	OpenConn func(o Options) (RawConn, error)
-	ErrCode  func(err error) int
+// DirectClient is a client over a direct API, pooled like database/sql.
+type DirectClient struct {
+	ClientName string
+	ModulePath string
+	EngineName string
+	// LibVersion is the version of the engine the client links.
+	LibVersion func() string
+	OpenConn   func(ep engine.Endpoint) (RawConn, error)
+	// Native classifies the engine's error codes in err.
+	Native func(err error) engine.ErrClass
 }
 
-func (t *DirectTarget) Name() string                   { return t.TName }
-func (t *DirectTarget) API() string                    { return "direct" }
-func (t *DirectTarget) Module() string                 { return t.TModule }
-func (t *DirectTarget) Code(err error) int             { return t.ErrCode(err) }
-func (t *DirectTarget) SQLiteVersion() (string, error) { return t.Version(), nil }
+func (c *DirectClient) Name() string                       { return c.ClientName }
+func (c *DirectClient) Engine() string                     { return c.EngineName }
+func (c *DirectClient) API() string                        { return "direct" }
+func (c *DirectClient) Module() string                     { return c.ModulePath }
+func (c *DirectClient) Version() (string, error)           { return c.LibVersion(), nil }
+func (c *DirectClient) Classify(err error) engine.ErrClass { return c.Native(err) }
 
-func (t *DirectTarget) Open(ctx context.Context, o Options) (DB, error) {
-	d := &directDB{t: t, o: o}
-	if o.MaxOpen > 0 {
-		d.sem = make(chan struct{}, o.MaxOpen)
+func (c *DirectClient) Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error) {
+	return openDirect(c.OpenConn, ep, p)
+}
+
+func openDirect(open func(engine.Endpoint) (RawConn, error), ep engine.Endpoint, p PoolOptions) (*directDB, error) {
+	d := &directDB{open: open, ep: ep, p: p, begin: "BEGIN"}
+	if p.TxImmediate {
+		d.begin = "BEGIN IMMEDIATE"
+	}
+	if p.MaxOpen > 0 {
+		d.sem = make(chan struct{}, p.MaxOpen)
 	}
 	// Open one connection now: it surfaces open errors early and, for an
 	// in-memory database, keeps the database alive for the run.
-	c, err := d.open()
+	c, err := d.connect()
 	if err != nil {
 		return nil, err
 	}
-	if o.Memory {
+	if ep.InMemory {
 		d.keep = c
 	} else {
 		d.idle = append(d.idle, c)
-		d.openCount.Add(1)
 	}
 	return d, nil
 }
 
-type directConn struct {
-	raw   RawConn
-	cache map[string]RawStmt // prepared statements by SQL
-}
-
 type directDB struct {
-	t         *DirectTarget
-	o         Options
-	sem       chan struct{} // nil when unlimited
-	mu        sync.Mutex
-	idle      []*directConn
-	keep      *directConn
-	closed    bool
-	openCount atomic.Int64
-	opened    atomic.Int64
+	open   func(engine.Endpoint) (RawConn, error)
+	ep     engine.Endpoint
+	p      PoolOptions
+	begin  string
+	sem    chan struct{} // nil when unlimited
+	mu     sync.Mutex
+	idle   []*directConn
+	keep   *directConn
+	closed bool
+	opened atomic.Int64
 }
 
-var errClosed = errors.New("database is closed")
+// directConn is one connection with its statement cache and its
+// transaction (reused: a connection runs one transaction at a time).
+type directConn struct {
+	d       *directDB
+	raw     RawConn
+	cache   map[string]RawStmt // prepared statements by SQL
+	tx      directTx
+	txStmts map[*directStmt]*directTxStmt
+	row     rawRow // the current row handed to a query's fn
+}
 
-func (d *directDB) open() (*directConn, error) {
-	raw, err := d.t.OpenConn(d.o)
+var (
+	errClosed = errors.New("database is closed")
+	errTxDone = errors.New("transaction already ended")
+)
+
+func (d *directDB) connect() (*directConn, error) {
+	raw, err := d.open(d.ep)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range d.o.Pragmas {
+	for _, p := range d.ep.Init {
 		if err := raw.ExecScript(p); err != nil {
 			raw.Close()
 			return nil, err
 		}
 	}
 	d.opened.Add(1)
-	return &directConn{raw: raw, cache: map[string]RawStmt{}}, nil
+	c := &directConn{d: d, raw: raw, cache: map[string]RawStmt{}, txStmts: map[*directStmt]*directTxStmt{}}
+	c.tx.c = c
+	return c, nil
 }
 
 func (d *directDB) OpenedConns() int64 { return d.opened.Load() }
 
-// get borrows a connection, opening one when none is idle.
+// get borrows a connection, opening one when none is idle; with a pool
+// size, it waits for a free slot first.
 func (d *directDB) get(ctx context.Context) (*directConn, error) {
 	if d.sem != nil {
 		select {
@@ -140,12 +166,11 @@ func (d *directDB) get(ctx context.Context) (*directConn, error) {
 		return c, nil
 	}
 	d.mu.Unlock()
-	c, err := d.open()
+	c, err := d.connect()
 	if err != nil {
 		d.release()
 		return nil, err
 	}
-	d.openCount.Add(1)
 	return c, nil
 }
 
@@ -158,10 +183,9 @@ func (d *directDB) release() {
 // put returns c to the pool, or closes it under conn-per-op.
 func (d *directDB) put(c *directConn) {
 	d.mu.Lock()
-	if d.o.ConnPerOp || d.closed {
+	if d.p.ConnPerOp || d.closed {
 		d.mu.Unlock()
-		closeConn(c)
-		d.openCount.Add(-1)
+		c.close()
 	} else {
 		d.idle = append(d.idle, c)
 		d.mu.Unlock()
@@ -169,34 +193,40 @@ func (d *directDB) put(c *directConn) {
 	d.release()
 }
 
-func closeConn(c *directConn) {
+func (c *directConn) close() {
 	for _, s := range c.cache {
 		s.Close()
 	}
 	c.raw.Close()
 }
 
-func (c *directConn) exec(q string, args []any) error {
-	if len(args) == 0 {
+func (c *directConn) exec(ctx context.Context, q string, a *Args) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if a.Len() == 0 {
 		return c.raw.ExecScript(q)
 	}
 	st, err := c.raw.Prepare(q)
 	if err != nil {
 		return err
 	}
-	err = runStmt(st, args)
+	err = c.run(ctx, st, a, nil)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-func (c *directConn) query(ctx context.Context, q string, args []any, fn func(Row) error) error {
+func (c *directConn) query(ctx context.Context, q string, a *Args, fn func(Row) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	st, err := c.raw.Prepare(q)
 	if err != nil {
 		return err
 	}
-	err = queryStmt(ctx, st, args, fn)
+	err = c.run(ctx, st, a, fn)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -215,10 +245,25 @@ func (c *directConn) cached(q string) (RawStmt, error) {
 	return st, nil
 }
 
-func runStmt(st RawStmt, args []any) error {
-	if err := st.Bind(args); err != nil {
+// rawRow is the current row of a statement.
+type rawRow struct{ st RawStmt }
+
+func (r *rawRow) Scan(dest ...any) error { return Scan(r.st, dest) }
+
+// run binds a to st (a statement of c), steps it to the end handing each
+// row to fn (nil for a statement whose rows are not wanted), and resets it.
+func (c *directConn) run(ctx context.Context, st RawStmt, a *Args, fn func(Row) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := Bind(st, a); err != nil {
 		st.Reset()
 		return err
+	}
+	row := &c.row
+	if fn != nil {
+		queryReturned(ctx)
+		row.st = st
 	}
 	for {
 		more, err := st.Step()
@@ -229,59 +274,35 @@ func runStmt(st RawStmt, args []any) error {
 		if !more {
 			break
 		}
-	}
-	return st.Reset()
-}
-
-type rawRow struct {
-	st RawStmt
-}
-
-func (r rawRow) Scan(dest ...any) error { return r.st.Scan(dest) }
-
-func queryStmt(ctx context.Context, st RawStmt, args []any, fn func(Row) error) error {
-	if err := st.Bind(args); err != nil {
-		st.Reset()
-		return err
-	}
-	queryReturned(ctx)
-	row := rawRow{st}
-	for {
-		more, err := st.Step()
-		if err != nil {
-			st.Reset()
-			return err
-		}
-		if !more {
-			break
-		}
-		if err := fn(row); err != nil {
-			st.Reset()
-			return err
+		if fn != nil {
+			if err := fn(row); err != nil {
+				st.Reset()
+				return err
+			}
 		}
 	}
 	return st.Reset()
 }
 
-func (d *directDB) Exec(ctx context.Context, q string, args ...any) error {
+func (d *directDB) Exec(ctx context.Context, q string, a *Args) error {
 	c, err := d.get(ctx)
 	if err != nil {
 		return err
 	}
 	unwatch := c.watch(ctx)
-	err = c.exec(q, args)
+	err = c.exec(ctx, q, a)
 	unwatch()
 	d.put(c)
 	return err
 }
 
-func (d *directDB) Query(ctx context.Context, q string, args []any, fn func(Row) error) error {
+func (d *directDB) Query(ctx context.Context, q string, a *Args, fn func(Row) error) error {
 	c, err := d.get(ctx)
 	if err != nil {
 		return err
 	}
 	unwatch := c.watch(ctx)
-	err = c.query(ctx, q, args, fn)
+	err = c.query(ctx, q, a, fn)
 	unwatch()
 	d.put(c)
 	return err
@@ -307,27 +328,18 @@ type directStmt struct {
 	q string
 }
 
-func (s *directStmt) Exec(ctx context.Context, args ...any) error {
-	c, err := s.d.get(ctx)
-	if err != nil {
-		return err
-	}
-	st, err := c.cached(s.q)
-	if err == nil {
-		err = runStmt(st, args)
-	}
-	s.d.put(c)
-	return err
+func (s *directStmt) Exec(ctx context.Context, a *Args) error {
+	return s.Query(ctx, a, nil)
 }
 
-func (s *directStmt) Query(ctx context.Context, args []any, fn func(Row) error) error {
+func (s *directStmt) Query(ctx context.Context, a *Args, fn func(Row) error) error {
 	c, err := s.d.get(ctx)
 	if err != nil {
 		return err
 	}
 	st, err := c.cached(s.q)
 	if err == nil {
-		err = queryStmt(ctx, st, args, fn)
+		err = c.run(ctx, st, a, fn)
 	}
 	s.d.put(c)
 	return err
@@ -340,36 +352,49 @@ func (d *directDB) Begin(ctx context.Context) (Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	begin := "BEGIN"
-	if d.o.TxImmediate {
-		begin = "BEGIN IMMEDIATE"
-	}
-	if err := c.raw.ExecScript(begin); err != nil {
+	if err := c.raw.ExecScript(d.begin); err != nil {
 		d.put(c)
 		return nil, err
 	}
-	return &directTx{d: d, c: c}, nil
+	c.tx.done = false
+	return &c.tx, nil
 }
 
 type directTx struct {
-	d    *directDB
 	c    *directConn
 	done bool
 }
 
-func (t *directTx) Exec(ctx context.Context, q string, args ...any) error {
-	return t.c.exec(q, args)
+func (t *directTx) Exec(ctx context.Context, q string, a *Args) error {
+	if t.done {
+		return errTxDone
+	}
+	return t.c.exec(ctx, q, a)
 }
 
-func (t *directTx) Query(ctx context.Context, q string, args []any, fn func(Row) error) error {
-	return t.c.query(ctx, q, args, fn)
+func (t *directTx) Query(ctx context.Context, q string, a *Args, fn func(Row) error) error {
+	if t.done {
+		return errTxDone
+	}
+	return t.c.query(ctx, q, a, fn)
 }
 
-func (t *directTx) Stmt(s Stmt) Stmt { return &directTxStmt{t: t, q: s.(*directStmt).q} }
+func (t *directTx) Stmt(s Stmt) (Stmt, error) {
+	ds, ok := s.(*directStmt)
+	if !ok || ds.d != t.c.d {
+		return nil, errForeign
+	}
+	ts, ok := t.c.txStmts[ds]
+	if !ok {
+		ts = &directTxStmt{t: t, q: ds.q}
+		t.c.txStmts[ds] = ts
+	}
+	return ts, nil
+}
 
 func (t *directTx) end(q string) error {
 	if t.done {
-		return errors.New("transaction already ended")
+		return errTxDone
 	}
 	err := t.c.raw.ExecScript(q)
 	if err != nil && q == "COMMIT" {
@@ -378,32 +403,30 @@ func (t *directTx) end(q string) error {
 		t.c.raw.ExecScript("ROLLBACK")
 	}
 	t.done = true
-	t.d.put(t.c)
+	t.c.d.put(t.c)
 	return err
 }
 
 func (t *directTx) Commit() error   { return t.end("COMMIT") }
 func (t *directTx) Rollback() error { return t.end("ROLLBACK") }
 
+// directTxStmt is a statement bound to its connection's transaction.
 type directTxStmt struct {
 	t *directTx
 	q string
 }
 
-func (s *directTxStmt) Exec(ctx context.Context, args ...any) error {
-	st, err := s.t.c.cached(s.q)
-	if err != nil {
-		return err
-	}
-	return runStmt(st, args)
-}
+func (s *directTxStmt) Exec(ctx context.Context, a *Args) error { return s.Query(ctx, a, nil) }
 
-func (s *directTxStmt) Query(ctx context.Context, args []any, fn func(Row) error) error {
+func (s *directTxStmt) Query(ctx context.Context, a *Args, fn func(Row) error) error {
+	if s.t.done {
+		return errTxDone
+	}
 	st, err := s.t.c.cached(s.q)
 	if err != nil {
 		return err
 	}
-	return queryStmt(ctx, st, args, fn)
+	return s.t.c.run(ctx, st, a, fn)
 }
 
 func (s *directTxStmt) Close() error { return nil }
@@ -415,10 +438,10 @@ func (d *directDB) Close() error {
 	d.idle = nil
 	d.mu.Unlock()
 	for _, c := range idle {
-		closeConn(c)
+		c.close()
 	}
 	if d.keep != nil {
-		closeConn(d.keep)
+		d.keep.close()
 	}
 	return nil
 }

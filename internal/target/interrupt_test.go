@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"litebench/internal/engine"
+	"litebench/internal/settings"
 	"litebench/internal/target"
 	_ "litebench/internal/target/all"
 )
@@ -21,7 +23,11 @@ func TestLongStatementStopsOnCancel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, err := tg.Open(context.Background(), target.Options{Path: filepath.Join(t.TempDir(), "i.db")})
+			inst, err := tg.Engine().Provision(context.Background(), engine.Request{Settings: settings.Default(), Path: filepath.Join(t.TempDir(), "i.db"), Reuse: true, Keep: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := tg.Open(context.Background(), inst.Endpoint(), target.PoolOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -30,7 +36,7 @@ func TestLongStatementStopsOnCancel(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 				start := time.Now()
 				if exec {
-					err = db.Exec(ctx, slow)
+					err = db.Exec(ctx, slow, nil)
 				} else {
 					err = db.Query(ctx, slow, nil, func(r target.Row) error { return nil })
 				}

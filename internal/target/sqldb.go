@@ -4,42 +4,53 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"litebench/internal/engine"
 )
 
-// SQLTarget is a Target over a database/sql driver. Drivers differ only in how
-// the DSN is written and how errors carry codes; both are functions here.
-type SQLTarget struct {
-	TName   string
-	TModule string
-	Driver  driver.Driver
-	// DSN renders the driver's connection string for o.
-	DSN func(o Options) string
-	// ErrCode extracts the primary/extended result code.
-	ErrCode func(err error) int
+// SQLClient is a client over a database/sql driver. Drivers differ in how
+// the DSN is written and how errors carry the engine's codes; both are
+// functions here.
+type SQLClient struct {
+	ClientName string
+	ModulePath string
+	EngineName string
+	Driver     driver.Driver
+	// DSN renders the driver's connection string for an endpoint.
+	DSN func(ep engine.Endpoint, p PoolOptions) string
+	// VersionSQL, run on a connection to Scratch, returns the engine's
+	// version.
+	VersionSQL string
+	Scratch    engine.Endpoint
+	// Native classifies the engine's error codes in err.
+	Native func(err error) engine.ErrClass
 }
 
-func (t *SQLTarget) Name() string       { return t.TName }
-func (t *SQLTarget) API() string        { return "database/sql" }
-func (t *SQLTarget) Module() string     { return t.TModule }
-func (t *SQLTarget) Code(err error) int { return t.ErrCode(err) }
+func (c *SQLClient) Name() string                       { return c.ClientName }
+func (c *SQLClient) Engine() string                     { return c.EngineName }
+func (c *SQLClient) API() string                        { return "database/sql" }
+func (c *SQLClient) Module() string                     { return c.ModulePath }
+func (c *SQLClient) Classify(err error) engine.ErrClass { return c.Native(err) }
 
-func (t *SQLTarget) SQLiteVersion() (string, error) {
-	db := sql.OpenDB(&connector{drv: t.Driver, dsn: t.DSN(Options{Path: "litebench-version", Memory: true})})
+func (c *SQLClient) Version() (string, error) {
+	db := sql.OpenDB(&connector{drv: c.Driver, dsn: c.DSN(c.Scratch, PoolOptions{})})
 	defer db.Close()
 	var v string
-	err := db.QueryRow("select sqlite_version()").Scan(&v)
+	err := db.QueryRow(c.VersionSQL).Scan(&v)
 	return v, err
 }
 
-// connector opens driver connections and runs the pragmas on each, so that
-// every driver gets the same settings however its DSN spells them.
+// connector opens driver connections and runs the endpoint's Init
+// statements on each, so that every driver gets the same settings however
+// its DSN spells them.
 type connector struct {
-	drv     driver.Driver
-	dsn     string
-	pragmas []string
-	opened  atomic.Int64
+	drv    driver.Driver
+	dsn    string
+	init   []string
+	opened atomic.Int64
 }
 
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -47,7 +58,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range c.pragmas {
+	for _, p := range c.init {
 		if err := execDriver(ctx, conn, p); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("%s: %w", p, err)
@@ -88,20 +99,20 @@ func execDriver(ctx context.Context, conn driver.Conn, q string) error {
 	return err
 }
 
-func (t *SQLTarget) Open(ctx context.Context, o Options) (DB, error) {
-	c := &connector{drv: t.Driver, dsn: t.DSN(o), pragmas: o.Pragmas}
-	db := sql.OpenDB(c)
-	db.SetMaxOpenConns(o.MaxOpen)
+func (c *SQLClient) Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error) {
+	cn := &connector{drv: c.Driver, dsn: c.DSN(ep, p), init: ep.Init}
+	db := sql.OpenDB(cn)
+	db.SetMaxOpenConns(p.MaxOpen)
 	switch {
-	case o.ConnPerOp:
+	case p.ConnPerOp:
 		db.SetMaxIdleConns(-1) // keep none: every operation opens a connection
-	case o.MaxOpen > 0:
-		db.SetMaxIdleConns(o.MaxOpen)
+	case p.MaxOpen > 0:
+		db.SetMaxIdleConns(p.MaxOpen)
 	default:
 		db.SetMaxIdleConns(1 << 16)
 	}
-	s := &sqlDB{db: db, c: c}
-	if o.Memory {
+	s := &sqlDB{db: db, c: cn}
+	if ep.InMemory {
 		// Hold one connection for the run so the in-memory database lives.
 		keep, err := db.Conn(ctx)
 		if err != nil {
@@ -124,21 +135,28 @@ type sqlDB struct {
 
 func (d *sqlDB) OpenedConns() int64 { return d.c.opened.Load() }
 
-func (d *sqlDB) Exec(ctx context.Context, q string, args ...any) error {
-	_, err := d.db.ExecContext(ctx, q, args...)
+func (d *sqlDB) Exec(ctx context.Context, q string, a *Args) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
+	_, err := d.db.ExecContext(ctx, q, a.Values()...)
 	return err
 }
 
-func (d *sqlDB) Query(ctx context.Context, q string, args []any, fn func(Row) error) error {
-	rows, err := d.db.QueryContext(ctx, q, args...)
+func (d *sqlDB) Query(ctx context.Context, q string, a *Args, fn func(Row) error) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
+	rows, err := d.db.QueryContext(ctx, q, a.Values()...)
+	return drain(ctx, rows, err, fn)
+}
+
+// drain hands every row of a query that returned rows (or err) to fn.
+func drain(ctx context.Context, rows *sql.Rows, err error, fn func(Row) error) error {
 	if err != nil {
 		return err
 	}
 	queryReturned(ctx)
-	return drain(rows, fn)
-}
-
-func drain(rows *sql.Rows, fn func(Row) error) error {
 	for rows.Next() {
 		if err := fn(rows); err != nil {
 			rows.Close()
@@ -177,41 +195,53 @@ func (d *sqlDB) Close() error {
 
 type sqlStmt struct{ st *sql.Stmt }
 
-func (s sqlStmt) Exec(ctx context.Context, args ...any) error {
-	_, err := s.st.ExecContext(ctx, args...)
+func (s sqlStmt) Exec(ctx context.Context, a *Args) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
+	_, err := s.st.ExecContext(ctx, a.Values()...)
 	return err
 }
 
-func (s sqlStmt) Query(ctx context.Context, args []any, fn func(Row) error) error {
-	rows, err := s.st.QueryContext(ctx, args...)
-	if err != nil {
+func (s sqlStmt) Query(ctx context.Context, a *Args, fn func(Row) error) error {
+	if err := a.Err(); err != nil {
 		return err
 	}
-	queryReturned(ctx)
-	return drain(rows, fn)
+	rows, err := s.st.QueryContext(ctx, a.Values()...)
+	return drain(ctx, rows, err, fn)
 }
 
 func (s sqlStmt) Close() error { return s.st.Close() }
 
 type sqlTx struct{ tx *sql.Tx }
 
-func (t sqlTx) Exec(ctx context.Context, q string, args ...any) error {
-	_, err := t.tx.ExecContext(ctx, q, args...)
+func (t sqlTx) Exec(ctx context.Context, q string, a *Args) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
+	_, err := t.tx.ExecContext(ctx, q, a.Values()...)
 	return err
 }
 
-func (t sqlTx) Query(ctx context.Context, q string, args []any, fn func(Row) error) error {
-	rows, err := t.tx.QueryContext(ctx, q, args...)
-	if err != nil {
+func (t sqlTx) Query(ctx context.Context, q string, a *Args, fn func(Row) error) error {
+	if err := a.Err(); err != nil {
 		return err
 	}
-	return drain(rows, fn)
+	rows, err := t.tx.QueryContext(ctx, q, a.Values()...)
+	return drain(ctx, rows, err, fn)
 }
 
-func (t sqlTx) Stmt(s Stmt) Stmt {
+// errForeign is returned for a statement that another DB prepared.
+var errForeign = errors.New("statement was prepared by another pool")
+
+func (t sqlTx) Stmt(s Stmt) (Stmt, error) {
+	st, ok := s.(sqlStmt)
+	if !ok {
+		return nil, errForeign
+	}
 	// database/sql reuses the statement when it was already prepared on the
 	// transaction's connection.
-	return sqlTxStmt{sqlStmt{t.tx.Stmt(s.(sqlStmt).st)}}
+	return sqlTxStmt{sqlStmt{t.tx.Stmt(st.st)}}, nil
 }
 
 func (t sqlTx) Commit() error   { return t.tx.Commit() }

@@ -1,11 +1,20 @@
-// Package target defines what executes SQL for a run — a driver and its API
-// mode — and the registry in which targets register by name.
+// Package target is what a user names with --target: an engine (what
+// stores the data, package engine), a client that speaks it (a driver and
+// its API: mattn, modernc, ncruces, ncruces-direct, zombie) and a placement
+// (where the client runs: in the litebench process today). Clients register
+// here by name, each saying which engine it speaks.
 //
-// Two shapes of driver meet here: database/sql drivers (their own pool,
+// Two shapes of client meet here: database/sql drivers (their own pool,
 // *sql.Stmt) and direct APIs (a connection, prepare/bind/step). Both are
 // presented as a DB with the same semantics: the DB is a pool, Exec/Query
 // borrow a connection for one statement, a Stmt is prepared once per
-// connection and reused, a Tx pins one connection until Commit.
+// connection and reused, a Tx pins one connection until Commit. Arguments
+// are typed (Args) and bound without allocating.
+//
+// Above the clients, a Session applies the application-side settings that
+// every workload gets alike: the pool size, a connection per operation, a
+// single writer connection, a write mutex, prepared statements (cached per
+// connection and per transaction) and busy retries.
 package target
 
 import (
@@ -13,61 +22,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+
+	"litebench/internal/engine"
 )
-
-// Options is how a DB is opened. It is rendered from settings by the caller.
-type Options struct {
-	Path        string   // database file
-	Memory      bool     // in-memory database named by Path
-	ReadOnly    bool     // open read-only
-	Immutable   bool     // open with immutable=1 (implies read-only)
-	SharedCache bool     // cache=shared
-	Pragmas     []string // run, in order, on every new connection
-	MaxOpen     int      // 0 = unlimited
-	ConnPerOp   bool     // no idle connections are kept: every borrow opens one
-	TxImmediate bool     // transactions start with BEGIN IMMEDIATE
-}
-
-// URI renders the SQLite URI filename for the options.
-func (o Options) URI() string {
-	q := ""
-	add := func(kv string) {
-		if q == "" {
-			q = "?" + kv
-		} else {
-			q += "&" + kv
-		}
-	}
-	if o.Memory {
-		add("mode=memory")
-	} else if o.Immutable {
-		add("immutable=1")
-		add("mode=ro")
-	} else if o.ReadOnly {
-		add("mode=ro")
-	}
-	if o.SharedCache || o.Memory {
-		// An in-memory database is private to its connection unless the
-		// cache is shared; a pool needs every connection to see it.
-		add("cache=shared")
-	}
-	return "file:" + escapePath(o.Path) + q
-}
-
-func escapePath(p string) string {
-	// '?' and '#' end the path part of a URI; '%' starts an escape.
-	out := make([]byte, 0, len(p))
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; c {
-		case '?', '#', '%':
-			out = append(out, fmt.Sprintf("%%%02X", c)...)
-		default:
-			out = append(out, c)
-		}
-	}
-	return string(out)
-}
 
 // Row gives access to the current row of a query.
 type Row interface {
@@ -78,22 +37,25 @@ type Row interface {
 
 // Stmt is a prepared statement usable from any connection of its DB.
 type Stmt interface {
-	Exec(ctx context.Context, args ...any) error
-	Query(ctx context.Context, args []any, fn func(Row) error) error
+	Exec(ctx context.Context, a *Args) error
+	Query(ctx context.Context, a *Args, fn func(Row) error) error
 	Close() error
 }
 
 // Execer runs SQL on a DB (borrowing a connection) or a Tx (on its own).
+// A nil *Args means no arguments.
 type Execer interface {
-	Exec(ctx context.Context, query string, args ...any) error
-	Query(ctx context.Context, query string, args []any, fn func(Row) error) error
+	Exec(ctx context.Context, query string, a *Args) error
+	Query(ctx context.Context, query string, a *Args, fn func(Row) error) error
 }
 
-// Tx is a transaction pinned to one connection.
+// Tx is a transaction pinned to one connection. It must not be used after
+// Commit or Rollback.
 type Tx interface {
 	Execer
-	// Stmt returns s bound to the transaction's connection.
-	Stmt(s Stmt) Stmt
+	// Stmt returns s bound to the transaction's connection; s must come
+	// from the DB that began the transaction.
+	Stmt(s Stmt) (Stmt, error)
 	Commit() error
 	Rollback() error
 }
@@ -103,48 +65,102 @@ type DB interface {
 	Execer
 	Prepare(ctx context.Context, query string) (Stmt, error)
 	Begin(ctx context.Context) (Tx, error)
-	// Stats reports how many connections the pool has opened so far.
+	// OpenedConns reports how many connections the pool has opened so far.
 	OpenedConns() int64
 	Close() error
 }
 
-// Target opens DBs. Implementations register themselves in init.
-type Target interface {
+// PoolOptions are how a client runs its pool.
+type PoolOptions struct {
+	MaxOpen     int  // most open connections; 0 = unlimited
+	ConnPerOp   bool // keep no idle connection: every borrow opens one
+	TxImmediate bool // transactions take the write lock when they begin
+}
+
+// Client is how statements are issued: a driver and its API.
+type Client interface {
 	Name() string
+	// Engine names the engine the client speaks.
+	Engine() string
 	// API is "database/sql" or "direct".
 	API() string
 	// Module is the Go module that provides the driver.
 	Module() string
-	// SQLiteVersion is the bundled SQLite version.
-	SQLiteVersion() (string, error)
-	Open(ctx context.Context, o Options) (DB, error)
-	// Code returns the primary SQLite result code of err, or 0.
-	Code(err error) int
+	// Version is the engine's version as this client links or reaches it.
+	Version() (string, error)
+	Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error)
+	// Classify reads the engine's error code in err (engine.None when err
+	// carries none).
+	Classify(err error) engine.ErrClass
 }
 
-// Unavailable describes a target that is known but not in this binary.
+// Placement is where a client runs.
+type Placement string
+
+// InProcess runs the client in the litebench process.
+const InProcess Placement = "in-process"
+
+// Target is engine × client × placement, what a user names.
+type Target interface {
+	Name() string
+	Engine() engine.Engine
+	Client() Client
+	Placement() Placement
+	API() string
+	Module() string
+	// Version is the engine's version as the client sees it.
+	Version() (string, error)
+	Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error)
+	// Classify names the kind of a failed statement's error.
+	Classify(err error) engine.ErrClass
+}
+
+// New returns the target of client c speaking engine e, placed at p.
+func New(e engine.Engine, c Client, p Placement) Target { return &resolved{e: e, c: c, p: p} }
+
+type resolved struct {
+	e engine.Engine
+	c Client
+	p Placement
+}
+
+func (t *resolved) Name() string             { return t.c.Name() }
+func (t *resolved) Engine() engine.Engine    { return t.e }
+func (t *resolved) Client() Client           { return t.c }
+func (t *resolved) Placement() Placement     { return t.p }
+func (t *resolved) API() string              { return t.c.API() }
+func (t *resolved) Module() string           { return t.c.Module() }
+func (t *resolved) Version() (string, error) { return t.c.Version() }
+
+func (t *resolved) Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error) {
+	return t.c.Open(ctx, ep, p)
+}
+
+func (t *resolved) Classify(err error) engine.ErrClass { return engine.Classify(err, t.c.Classify) }
+
+// Unavailable describes a client that is known but not in this build.
 type Unavailable struct {
-	Name, API, Module, Reason string
+	Name, Engine, API, Module, Reason string
 }
 
 var (
 	mu          sync.Mutex
-	registry    = map[string]Target{}
+	registry    = map[string]Client{}
 	unavailable = map[string]Unavailable{}
 )
 
-// Register adds t to the registry; it panics on a duplicate name.
-func Register(t Target) {
+// Register adds a client; it panics on a duplicate name.
+func Register(c Client) {
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := registry[t.Name()]; dup {
-		panic("target: duplicate " + t.Name())
+	if _, dup := registry[c.Name()]; dup {
+		panic("target: duplicate " + c.Name())
 	}
-	registry[t.Name()] = t
-	delete(unavailable, t.Name())
+	registry[c.Name()] = c
+	delete(unavailable, c.Name())
 }
 
-// RegisterUnavailable records a known target that this build lacks.
+// RegisterUnavailable records a known client that this build lacks.
 func RegisterUnavailable(u Unavailable) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -156,28 +172,25 @@ func RegisterUnavailable(u Unavailable) {
 // ErrUnknown is returned by Get for a name that is not registered.
 var ErrUnknown = errors.New("unknown target")
 
-// Get returns the target registered under name.
+// Get resolves a target name: today a client's name, run in-process on
+// the engine the client speaks.
 func Get(name string) (Target, error) {
 	mu.Lock()
-	defer mu.Unlock()
-	if t, ok := registry[name]; ok {
-		return t, nil
-	}
-	if u, ok := unavailable[name]; ok {
-		return nil, fmt.Errorf("target %q is not in this build: %s", name, u.Reason)
-	}
-	return nil, fmt.Errorf("%w %q (known: %s; see 'litebench list targets')", ErrUnknown, name, joinNames())
-}
-
-func joinNames() string {
-	s := ""
-	for i, n := range namesLocked() {
-		if i > 0 {
-			s += ", "
+	c, ok := registry[name]
+	u, known := unavailable[name]
+	names := namesLocked()
+	mu.Unlock()
+	if !ok {
+		if known {
+			return nil, fmt.Errorf("target %q is not in this build: %s", name, u.Reason)
 		}
-		s += n
+		return nil, fmt.Errorf("%w %q (known: %s; see 'litebench list targets')", ErrUnknown, name, strings.Join(names, ", "))
 	}
-	return s
+	e, err := engine.Get(c.Engine())
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %w", name, err)
+	}
+	return New(e, c, InProcess), nil
 }
 
 func namesLocked() []string {
@@ -196,14 +209,17 @@ func Names() []string {
 	return namesLocked()
 }
 
-// All returns registered targets and unavailable ones, sorted by name.
+// All returns the targets of this build and the unavailable ones, sorted
+// by name.
 func All() ([]Target, []Unavailable) {
+	var ts []Target
+	for _, n := range Names() {
+		if t, err := Get(n); err == nil {
+			ts = append(ts, t)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	var ts []Target
-	for _, n := range namesLocked() {
-		ts = append(ts, registry[n])
-	}
 	var us []Unavailable
 	for _, u := range unavailable {
 		us = append(us, u)
@@ -212,44 +228,11 @@ func All() ([]Target, []Unavailable) {
 	return ts, us
 }
 
-// SQLite primary result codes used to classify errors.
-const (
-	CodeBusy       = 5
-	CodeLocked     = 6
-	CodeConstraint = 19
-)
-
-// Classify names the kind of err for error counters: busy, locked,
-// constraint, interrupted or other.
-func Classify(t Target, err error) string {
-	if err == nil {
-		return ""
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return "interrupted"
-	}
-	switch t.Code(err) & 0xff {
-	case CodeBusy:
-		return "busy"
-	case CodeLocked:
-		return "locked"
-	case CodeConstraint:
-		return "constraint"
-	}
-	return "other"
-}
-
-// Retryable reports whether err is SQLITE_BUSY or SQLITE_LOCKED.
-func Retryable(t Target, err error) bool {
-	c := t.Code(err) & 0xff
-	return c == CodeBusy || c == CodeLocked
-}
-
 type queryReturnedKey struct{}
 
 // WithQueryReturned returns a context under which Query calls fn once the
-// query has been handed to SQLite and returned, before the first row is
-// read (seed 000's "time after query").
+// query has been handed to the engine and returned, before the first row
+// is read (seed 000's "time after query").
 func WithQueryReturned(ctx context.Context, fn func()) context.Context {
 	return context.WithValue(ctx, queryReturnedKey{}, fn)
 }
@@ -258,4 +241,25 @@ func queryReturned(ctx context.Context) {
 	if fn, ok := ctx.Value(queryReturnedKey{}).(func()); ok {
 		fn()
 	}
+}
+
+// SQL adapts a DB to what an engine needs to stamp and inspect its
+// instance.
+func SQL(db DB) engine.SQL { return inspector{db} }
+
+type inspector struct{ db DB }
+
+func (i inspector) Exec(ctx context.Context, q string) error { return i.db.Exec(ctx, q, nil) }
+
+func (i inspector) Strings(ctx context.Context, q string) ([]string, error) {
+	var out []string
+	var s string
+	err := i.db.Query(ctx, q, nil, func(r Row) error {
+		if err := r.Scan(&s); err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
 }

@@ -33,7 +33,9 @@ func Digest(ctx context.Context, db target.Execer) (string, error) {
 	h := sha256.New()
 	for _, t := range tables {
 		var cols []string
-		err := db.Query(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", []any{t}, func(r target.Row) error {
+		var a target.Args
+		a.Text(t)
+		err := db.Query(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", &a, func(r target.Row) error {
 			var n string
 			if err := r.Scan(&n); err != nil {
 				return err

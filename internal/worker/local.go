@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/histcodec"
 	"litebench/internal/metrics"
 	"litebench/internal/own"
@@ -25,7 +25,7 @@ type Local struct {
 	job   *Job
 	wl    workload.Workload
 	tgt   target.Target
-	db    target.DB
+	sess  *target.Session
 	env   *workload.Env
 	setup Event
 }
@@ -105,40 +105,46 @@ func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
 			return Event{}, err
 		}
 	}
-	return l.SetupWith(ctx, j, wl, tgt)
+	return l.SetupWith(ctx, j, wl, tgt, nil)
 }
 
 // SetupWith is Setup for a workload and target already built (the
 // in-process placement hands over its own objects).
-func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt target.Target) (Event, error) {
+func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt target.Target, inst engine.Instance) (Event, error) {
 	if l.job != nil {
 		return Event{}, errors.New("worker: setup twice")
 	}
 	s := settings.FromMap(j.Settings)
-	opts := Options(s, j.Path)
 	t0 := time.Now()
-	db, err := tgt.Open(ctx, opts)
-	if err != nil {
-		return Event{}, fmt.Errorf("open %s with %s: %w", j.Path, tgt.Name(), err)
-	}
-	l.job, l.wl, l.tgt, l.db = j, wl, tgt, db
-	l.env = &workload.Env{DB: db, Target: tgt, Settings: s, Options: opts, Attached: j.Attach}
-	if !s.Bool("in-memory") && !j.Attach {
-		if err := workload.MarkBenchDB(ctx, db, own.BenchAppID); err != nil {
-			return Event{}, fmt.Errorf("mark %s: %w", j.Path, err)
+	if inst == nil {
+		// The controller has claimed the path: the engine only names it.
+		var err error
+		if inst, err = tgt.Engine().Provision(ctx, engine.Request{Settings: s, Path: j.Path, Name: j.RunID, Reuse: true, Keep: true}); err != nil {
+			return Event{}, err
 		}
 	}
-	ev := Event{T: TSetupDone, Client: tgt.Name(), Engine: "sqlite"}
-	ev.EngineVersion, _ = tgt.SQLiteVersion()
-	ev.CompileOptions = compileOptions(ctx, db)
-	ev.JournalMode = journalMode(ctx, db)
+	sess, err := target.Open(ctx, tgt, inst.Endpoint(), target.PolicyOf(s))
+	if err != nil {
+		return Event{}, fmt.Errorf("open %s with %s: %w", inst, tgt.Name(), err)
+	}
+	l.job, l.wl, l.tgt, l.sess = j, wl, tgt, sess
+	l.env = &workload.Env{Session: sess, Instance: inst, Settings: s, Attached: j.Attach}
+	db := target.SQL(sess.DB())
+	if !j.Attach {
+		if err := inst.Stamp(ctx, db); err != nil {
+			return Event{}, fmt.Errorf("mark %s: %w", inst, err)
+		}
+	}
+	fp := inst.Fingerprint(ctx, db)
+	ev := Event{T: TSetupDone, Client: tgt.Name(), Engine: tgt.Engine().Name(), EngineVersion: fp.Version,
+		CompileOptions: fp.CompileOptions, JournalMode: fp.InForce["journal_mode"], Notes: fp.Notes}
 	if !j.Attach {
 		if err := wl.Setup(ctx, l.env); err != nil {
 			return Event{}, fmt.Errorf("setup: %w", err)
 		}
 	}
 	if j.Digest {
-		d, err := Digest(ctx, db)
+		d, err := Digest(ctx, sess.DB())
 		if err != nil {
 			return Event{}, fmt.Errorf("digest after setup: %w", err)
 		}
@@ -189,9 +195,9 @@ func (l *Local) Run(ctx context.Context, emit func(Event)) (Event, error) {
 		fin.Metrics = append(fin.Metrics, results.Metric{Name: "generate", Unit: units.Seconds, Value: env.Excluded.Seconds()})
 	}
 	fin.Notes = env.Notes
-	fin.Conns = l.db.OpenedConns()
+	fin.Conns = l.sess.OpenedConns()
 	if runErr == nil && ctx.Err() == nil && j.Digest {
-		d, err := Digest(ctx, l.db)
+		d, err := Digest(ctx, l.sess.DB())
 		if err != nil {
 			runErr = fmt.Errorf("digest after run: %w", err)
 		}
@@ -260,44 +266,12 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 
 // Close closes the job's database.
 func (l *Local) Close() error {
-	if l.db != nil {
-		err := l.db.Close()
-		l.db = nil
+	if l.sess != nil {
+		err := l.sess.Close()
+		l.sess = nil
 		return err
 	}
 	return nil
-}
-
-// Options renders the target options of settings for the file at path.
-func Options(s settings.Settings, path string) target.Options {
-	return target.Options{
-		Path:        path,
-		Memory:      s.Bool("in-memory"),
-		SharedCache: s.Bool("shared-cache"),
-		Pragmas:     s.Pragmas(),
-		MaxOpen:     s.Int("pool"),
-		ConnPerOp:   s.Bool("conn-per-op"),
-		TxImmediate: s.Get("tx") == "immediate",
-	}
-}
-
-func compileOptions(ctx context.Context, db target.DB) []string {
-	var opts []string
-	var s string
-	db.Query(ctx, "PRAGMA compile_options", nil, func(r target.Row) error {
-		if err := r.Scan(&s); err != nil {
-			return err
-		}
-		opts = append(opts, s)
-		return nil
-	})
-	return opts
-}
-
-func journalMode(ctx context.Context, db target.DB) string {
-	var s string
-	db.Query(ctx, "PRAGMA journal_mode", nil, func(r target.Row) error { return r.Scan(&s) })
-	return strings.ToLower(s)
 }
 
 // ToOps converts merged metrics into result ops: summaries and encoded

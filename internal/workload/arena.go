@@ -1,6 +1,10 @@
 package workload
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"litebench/internal/target"
+)
 
 // Arena hands out row values carved from large blocks, so a chunk of
 // generated rows costs a few allocations instead of several per row (string
@@ -81,7 +85,16 @@ func (a *Arena) Commit(b []byte) {
 	a.bytes.take(n, 64<<10)
 }
 
-// Str returns b (from Reserve) as a string in an interface, without copying
+// Buf returns an empty slice with room for n bytes, taken from the arena:
+// append to it, then pass it to Str. Appending past n moves it to the heap
+// (correct, not free).
+func (a *Arena) Buf(n int) []byte {
+	b := a.Reserve(n)
+	a.Commit(b[:n])
+	return b[:0:n]
+}
+
+// Str returns b (from Reserve or Buf) as a string in an interface, without copying
 // the bytes or allocating the string's box.
 func (a *Arena) Str(b []byte) any {
 	if a == nil {
@@ -89,7 +102,7 @@ func (a *Arena) Str(b []byte) any {
 	}
 	p := &a.strs.take(1, 4096)[0]
 	*p = unsafe.String(unsafe.SliceData(b), len(b))
-	return box(stringType, unsafe.Pointer(p))
+	return target.BoxString(p)
 }
 
 // Int returns v in an interface without allocating its box.
@@ -99,7 +112,7 @@ func (a *Arena) Int(v int64) any {
 	}
 	p := &a.ints.take(1, 2048)[0]
 	*p = v
-	return box(int64Type, unsafe.Pointer(p))
+	return target.BoxInt64(p)
 }
 
 // Reset makes the arena's space reusable; values handed out before must no
@@ -108,25 +121,4 @@ func (a *Arena) Reset() {
 	a.bytes.reset()
 	a.strs.reset()
 	a.ints.reset()
-}
-
-// eface is the layout of an empty interface: type word, data pointer.
-type eface struct {
-	typ, data unsafe.Pointer
-}
-
-var (
-	stringType = typeOf("")
-	int64Type  = typeOf(int64(0))
-)
-
-func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
-
-// box builds an interface of type typ whose value lives at data. The value
-// must not change while the interface is in use.
-func box(typ, data unsafe.Pointer) any {
-	var v any
-	e := (*eface)(unsafe.Pointer(&v))
-	e.typ, e.data = typ, data
-	return v
 }

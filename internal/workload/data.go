@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"litebench/internal/dialect"
 	"litebench/internal/gen"
 )
 
@@ -14,13 +15,14 @@ import (
 
 // Schema is a table the seeds use, with its deterministic rows.
 type Schema struct {
-	Name   string
-	Create []string
-	Table  string
+	Name string
+	// DDL defines the table for every engine's dialect.
+	DDL   dialect.Table
+	Table string
 	// Gen is the columns with their generators; Columns are their names.
 	Gen     *gen.Table
 	Columns []string
-	// KeyCol is the primary key column, always Columns[0]; Key(seed, i)
+	// KeyCol is the primary key column, always Columns[0]; Key(seed, i, a)
 	// is row i's key (what Row writes there), without generating the row:
 	// point reads and updates call it in the measured loop.
 	KeyCol string
@@ -29,8 +31,8 @@ type Schema struct {
 	UpdateCols []string
 }
 
-func newSchema(name string, create []string, update []string, cols ...gen.Column) *Schema {
-	s := &Schema{Name: name, Create: create, Table: name, Gen: gen.MustCompile(cols...), UpdateCols: update}
+func newSchema(ddl dialect.Table, update []string, cols ...gen.Column) *Schema {
+	s := &Schema{Name: ddl.Name, DDL: ddl, Table: ddl.Name, Gen: gen.MustCompile(cols...), UpdateCols: update}
 	for _, c := range cols {
 		s.Columns = append(s.Columns, c.Name)
 	}
@@ -70,12 +72,13 @@ func (s *Schema) AppendKey(dst []byte, seed uint64, i int64) []byte {
 	return s.Gen.AppendText(0, dst, seed, i)
 }
 
-// Key returns row i's primary key, as Row writes it.
-func (s *Schema) Key(seed uint64, i int64) any {
+// Key returns row i's primary key, as Row writes it, its space taken from
+// a (which may be nil: then the key is allocated).
+func (s *Schema) Key(seed uint64, i int64, a *Arena) any {
 	if s.IntKey() {
-		return s.KeyInt(seed, i)
+		return a.Int(s.KeyInt(seed, i))
 	}
-	return string(s.AppendKey(nil, seed, i))
+	return a.Str(s.AppendKey(a.Buf(64), seed, i))
 }
 
 // The seeds' tables: row index i (bench, as seed 000), i+1 (INTEGER PRIMARY
@@ -85,8 +88,8 @@ var (
 	names    = []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Radia", "Tony", "Barbara"}
 	rowid    = gen.Seq{Start: 1}
 
-	bench = newSchema("bench",
-		[]string{"CREATE TABLE bench(ID int PRIMARY KEY ASC, rand TEXT, hash TEXT)"},
+	bench = newSchema(dialect.Table{Name: "bench", Columns: []dialect.Column{
+		{Name: "ID", Type: dialect.Int, PrimaryKey: true}, {Name: "rand", Type: dialect.Text}, {Name: "hash", Type: dialect.Text}}},
 		[]string{"rand", "hash"},
 		gen.Column{Name: "ID", Gen: gen.Seq{}},
 		// 8 random bytes in hex, and the SHA-256 of those bytes.
@@ -97,20 +100,23 @@ var (
 // Schemas by name.
 var Schemas = map[string]*Schema{
 	"bench": bench,
-	"users": newSchema("users",
-		[]string{
-			"CREATE TABLE users(id BLOB PRIMARY KEY NOT NULL, created_at TEXT NOT NULL, username TEXT NOT NULL)",
-			"CREATE UNIQUE INDEX idx_users_on_id ON users(id)",
-		},
+	"users": newSchema(dialect.Table{Name: "users", Columns: []dialect.Column{
+		{Name: "id", Type: dialect.Blob, PrimaryKey: true, NotNull: true},
+		{Name: "created_at", Type: dialect.Text, NotNull: true},
+		{Name: "username", Type: dialect.Text, NotNull: true},
+	}, Indexes: []dialect.Index{{Name: "idx_users_on_id", Columns: []string{"id"}, Unique: true}}},
 		[]string{"created_at", "username"},
 		gen.Column{Name: "id", Gen: gen.UUID4{}},
 		gen.Column{Name: "created_at", Gen: gen.Timestamp{Start: baseTime, Step: time.Millisecond, Format: gen.RFC3339Nano}},
 		gen.Column{Name: "username", Gen: gen.Const{Value: "Someone"}}),
-	"account": newSchema("account",
-		[]string{
-			`CREATE TABLE account(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, description TEXT, created_at INTEGER NOT NULL, version INTEGER)`,
-			"CREATE INDEX account_name ON account(name)",
-		},
+	"account": newSchema(dialect.Table{Name: "account", Columns: []dialect.Column{
+		{Name: "id", Type: dialect.Integer, PrimaryKey: true},
+		{Name: "email", Type: dialect.Text, NotNull: true, Unique: true},
+		{Name: "name", Type: dialect.Text, NotNull: true},
+		{Name: "description", Type: dialect.Text},
+		{Name: "created_at", Type: dialect.Integer, NotNull: true},
+		{Name: "version", Type: dialect.Integer},
+	}, Indexes: []dialect.Index{{Name: "account_name", Columns: []string{"name"}}}},
 		[]string{"name", "description"},
 		gen.Column{Name: "id", Gen: rowid},
 		gen.Column{Name: "email", Gen: gen.SeqText{Prefix: "user", Start: 1, Suffix: "@example.com"}},
@@ -118,14 +124,14 @@ var Schemas = map[string]*Schema{
 		gen.Column{Name: "description", Gen: gen.Text{Min: 64, Max: 127}},
 		gen.Column{Name: "created_at", Gen: gen.Timestamp{Start: baseTime, Step: time.Millisecond, Format: gen.UnixMilli}},
 		gen.Column{Name: "version", Gen: gen.ConstInt{Value: 1}}),
-	"foo": newSchema("foo",
-		[]string{"CREATE TABLE foo(id INTEGER NOT NULL PRIMARY KEY, name TEXT)"},
+	"foo": newSchema(dialect.Table{Name: "foo", Columns: []dialect.Column{
+		{Name: "id", Type: dialect.Integer, PrimaryKey: true, NotNull: true}, {Name: "name", Type: dialect.Text}}},
 		[]string{"name"},
 		gen.Column{Name: "id", Gen: rowid},
 		// seed 001: 30 random capital letters
 		gen.Column{Name: "name", Gen: gen.Letters{Len: 30}}),
-	"pages": newSchema("pages",
-		[]string{"CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"},
+	"pages": newSchema(dialect.Table{Name: "pages", Columns: []dialect.Column{
+		{Name: "id", Type: dialect.Integer, PrimaryKey: true}, {Name: "body", Type: dialect.Text}}},
 		[]string{"body"},
 		gen.Column{Name: "id", Gen: rowid},
 		gen.Column{Name: "body", Gen: gen.Text{Min: PageBodySize, Max: PageBodySize}}),

@@ -36,7 +36,7 @@ func Demand(w Workload, s settings.Settings) (d limits.Demand, ok bool) {
 			d = executorDemand(flags, n, 1, false, c.Warmup > 0)
 		}
 		d.Conns = poolBound(s, n)
-		if w.single {
+		if s.Get("writer") == "single" {
 			d.Conns++
 		}
 	case *httpW:

@@ -129,12 +129,12 @@ func (w *httpW) TargetFor(t target.Target) string {
 // Setup creates and fills the pages table and writes page 1's body to a
 // file for the control.
 func (w *httpW) Setup(ctx context.Context, env *Env) error {
-	if err := SetupPages(ctx, env.DB, w.rows, w.bodySize, w.seed, w.immutable); err != nil {
+	if err := SetupPages(ctx, env.Session, w.rows, w.bodySize, w.seed, w.immutable); err != nil {
 		return err
 	}
-	dir := filepath.Dir(env.Options.Path)
-	if env.Options.Memory {
-		dir = os.TempDir()
+	dir := os.TempDir()
+	if f := env.Instance.Endpoint().File; f != "" {
+		dir = filepath.Dir(f)
 	}
 	f, err := os.CreateTemp(dir, "litebench-page-*.html")
 	if err != nil {
@@ -148,46 +148,57 @@ func (w *httpW) Setup(ctx context.Context, env *Env) error {
 	return err
 }
 
-// SetupPages creates pages(id, body) with rows bodies of bodySize bytes.
-// For immutable readers everything is checkpointed into the main file
-// first: an immutable open does not look at the WAL.
-func SetupPages(ctx context.Context, db target.DB, rows int64, bodySize int, seed uint64, immutable bool) error {
-	if err := setupPages(ctx, db, rows, bodySize, seed); err != nil {
+// SetupPages creates the pages schema with rows bodies of bodySize bytes
+// (the schema's rows, with their bodies at that size). For immutable
+// readers everything is checkpointed into the main file first: an
+// immutable open does not look at the WAL.
+func SetupPages(ctx context.Context, sess *target.Session, rows int64, bodySize int, seed uint64, immutable bool) error {
+	if err := setupPages(ctx, sess.Setup(), rows, bodySize, seed); err != nil {
 		return err
 	}
-	if immutable {
-		return db.Exec(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	if q := sess.Dialect().Checkpoint(); immutable && q != "" {
+		return sess.DB().Exec(ctx, q, nil)
 	}
 	return nil
 }
 
-func setupPages(ctx context.Context, db target.DB, rows int64, bodySize int, seed uint64) error {
-	if err := db.Exec(ctx, "CREATE TABLE pages(id INTEGER PRIMARY KEY, body TEXT)"); err != nil {
+func setupPages(ctx context.Context, sess *target.Session, rows int64, bodySize int, seed uint64) error {
+	sc := Schemas["pages"]
+	if err := CreateSchema(ctx, sess, sc); err != nil {
 		return err
 	}
-	tx, err := db.Begin(ctx)
+	st, err := sess.Prepare(ctx, sess.Dialect().Insert(sc.Table, sc.Columns, 1), target.Write)
 	if err != nil {
 		return err
 	}
+	defer st.Close()
+	w := sess.Writer()
+	if err := w.Begin(ctx); err != nil {
+		return err
+	}
+	var a target.Args
 	for i := int64(0); i < rows; i++ {
+		a.Reset()
+		a.Int(i + 1)
+		a.Text(Text(seed, i, bodySize))
 		err := ctx.Err() // direct-API transactions do not watch ctx
 		if err == nil {
-			err = tx.Exec(ctx, "INSERT INTO pages(id, body) VALUES (?, ?)", i+1, Text(seed, i, bodySize))
+			err = w.Exec(ctx, st, &a)
 		}
 		if err != nil {
-			tx.Rollback()
+			w.Rollback()
 			return err
 		}
 	}
-	return tx.Commit()
+	return w.Commit()
 }
 
 func (w *httpW) Run(ctx context.Context, env *Env) error {
 	defer os.Remove(w.file)
 	url := w.url
 	if url == "" {
-		o := serve.ReadOptions(env.Options, w.immutable)
-		srv, err := serve.New(ctx, serve.Config{Strategy: w.strategy, Target: env.Target, Options: o, Handles: w.handles, File: w.file})
+		srv, err := serve.New(ctx, serve.Config{Strategy: w.strategy, Target: env.Session.Target(),
+			Endpoint: env.Instance.ReadEndpoint(w.immutable), Pool: env.Session.Policy().PoolOptions, Handles: w.handles, File: w.file})
 		if err != nil {
 			return err
 		}

@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"litebench/internal/dialect"
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
 	"litebench/internal/target"
 	"litebench/internal/units"
 )
 
-// MaxVariables is SQLite's default bound-parameter limit (since 3.32).
-const MaxVariables = 32766
+// MaxVariables is the bound-parameter limit rows per statement are
+// checked against before the target is known: SQLite's (since 3.32), the
+// lowest of the engines'.
+var MaxVariables = dialect.SQLite.MaxParams()
 
 func init() {
 	Register(&Spec{
@@ -94,13 +96,13 @@ func (w *insertW) Params() map[string]string { return w.params }
 func (w *insertW) Total() int64              { return w.rows }
 
 func (w *insertW) Setup(ctx context.Context, env *Env) error {
-	return CreateSchema(ctx, env.DB, w.schema)
+	return CreateSchema(ctx, env.Session, w.schema)
 }
 
-// CreateSchema creates sc's table and indexes.
-func CreateSchema(ctx context.Context, db target.DB, sc *Schema) error {
-	for _, q := range sc.Create {
-		if err := db.Exec(ctx, q); err != nil {
+// CreateSchema creates sc's table and indexes in the session's dialect.
+func CreateSchema(ctx context.Context, sess *target.Session, sc *Schema) error {
+	for _, q := range sess.Dialect().Create(sc.DDL) {
+		if err := sess.DB().Exec(ctx, q, nil); err != nil {
 			return fmt.Errorf("create %s: %w", sc.Name, err)
 		}
 	}
@@ -108,17 +110,16 @@ func CreateSchema(ctx context.Context, db target.DB, sc *Schema) error {
 }
 
 func (w *insertW) Run(ctx context.Context, env *Env) error {
-	err := Load(ctx, env, LoadSpec{
+	err := Load(ctx, env, env.Session, LoadSpec{
 		Schema: w.schema, Seed: w.seed, From: 0, To: w.rows, Workers: w.workers,
 		Batch: env.Settings.Int("batch"), RowsPerStmt: env.Settings.Int("rows-per-stmt"),
-		Prepared: env.Settings.Bool("prepared"), Retries: env.Settings.BusyRetries(),
 	})
 	env.End = time.Now()
 	if err != nil || !w.vacuum {
 		return err
 	}
 	t := time.Now()
-	if err := env.DB.Exec(ctx, "VACUUM"); err != nil {
+	if err := env.Session.DB().Exec(ctx, env.Session.Dialect().Vacuum(), nil); err != nil {
 		return fmt.Errorf("vacuum: %w", err)
 	}
 	env.Figure("vacuum", units.Seconds, units.Lower, time.Since(t).Seconds())
@@ -133,14 +134,14 @@ type LoadSpec struct {
 	Workers     int
 	Batch       int // rows per transaction
 	RowsPerStmt int
-	Prepared    bool
-	Retries     int // -1 = until success
 }
 
-// Load inserts rows [From, To) with Workers goroutines, recording into
-// fresh recorders of env. It returns the first error that makes the run
-// meaningless; busy/locked/constraint errors are counted instead.
-func Load(ctx context.Context, env *Env, ls LoadSpec) error {
+// Load inserts rows [From, To) with Workers goroutines through sess (whose
+// policy says whether statements are prepared and how busy batches are
+// retried), recording into fresh recorders of env. It returns the first
+// error that makes the run meaningless; busy/locked/constraint errors are
+// counted instead.
+func Load(ctx context.Context, env *Env, sess *target.Session, ls LoadSpec) error {
 	if ls.Workers < 1 {
 		ls.Workers = 1
 	}
@@ -167,7 +168,7 @@ func Load(ctx context.Context, env *Env, ls LoadSpec) error {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			ins := &inserter{env: env, ls: ls, rec: recs[i]}
+			ins := &inserter{env: env, sess: sess, w: sess.Writer(), ls: ls, rec: recs[i]}
 			errs[i] = ins.run(ctx, from, to)
 			excluded[i] = ins.excluded
 			if errs[i] != nil && !errors.Is(errs[i], context.Canceled) {
@@ -193,40 +194,37 @@ func Load(ctx context.Context, env *Env, ls LoadSpec) error {
 }
 
 type inserter struct {
-	env     *Env
-	ls      LoadSpec
-	rec     *metrics.Recorder
-	src     *Source
-	stmts   map[int]target.Stmt // prepared, by rows per statement
-	txStmts map[int]target.Stmt // the same, bound to the current transaction
-	sqls    map[int]string
-	hotK    int
-	hotTx   target.Stmt // txStmts[hotK] of the current transaction
+	env   *Env
+	sess  *target.Session
+	w     *target.Writer
+	ls    LoadSpec
+	rec   *metrics.Recorder
+	src   *Source
+	stmts map[int]*target.Statement // by rows per statement
+	hotK  int
+	hot   *target.Statement // stmts[hotK]
+	args  target.Args
 	// excluded is time spent generating rows inline, outside the measure.
 	excluded time.Duration
 }
 
-func (w *inserter) sql(k int) string {
-	if q, ok := w.sqls[k]; ok {
-		return q
+// stmt returns the statement inserting k rows, prepared (or not, per the
+// policy) the first time.
+func (w *inserter) stmt(ctx context.Context, k int) (*target.Statement, error) {
+	if k == w.hotK && w.hot != nil {
+		// The common case, without a map lookup.
+		return w.hot, nil
 	}
-	sc := w.ls.Schema
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(sc.Columns)), ",") + ")"
-	q := "INSERT INTO " + sc.Table + "(" + strings.Join(sc.Columns, ",") + ") VALUES " +
-		strings.TrimSuffix(strings.Repeat(row+",", k), ",")
-	w.sqls[k] = q
-	return q
-}
-
-func (w *inserter) stmt(ctx context.Context, k int) (target.Stmt, error) {
-	if st, ok := w.stmts[k]; ok {
-		return st, nil
+	st, ok := w.stmts[k]
+	if !ok {
+		sc := w.ls.Schema
+		var err error
+		if st, err = w.sess.Prepare(ctx, w.sess.Dialect().Insert(sc.Table, sc.Columns, k), target.Write); err != nil {
+			return nil, err
+		}
+		w.stmts[k] = st
 	}
-	st, err := w.env.DB.Prepare(ctx, w.sql(k))
-	if err != nil {
-		return nil, err
-	}
-	w.stmts[k] = st
+	w.hotK, w.hot = k, st
 	return st, nil
 }
 
@@ -242,7 +240,7 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 		w.src = NewSource(ctx, w.ls.Schema, w.ls.Seed, from, to)
 	}
 	defer w.src.Close()
-	w.stmts, w.txStmts, w.sqls = map[int]target.Stmt{}, map[int]target.Stmt{}, map[int]string{}
+	w.stmts = map[int]*target.Statement{}
 	defer func() {
 		for _, st := range w.stmts {
 			st.Close()
@@ -271,14 +269,13 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			t := w.env.Target
-			if target.Retryable(t, err) && (w.ls.Retries < 0 || attempt < w.ls.Retries) {
+			if w.sess.Again(err, attempt) {
 				w.rec.Retry(opInsert)
 				continue
 			}
-			kind := target.Classify(t, err)
-			w.rec.Error(opInsert, kind)
-			if kind == "other" {
+			class := w.sess.Classify(err)
+			w.rec.Error(opInsert, class.String())
+			if class.Fatal() {
 				return fmt.Errorf("insert rows %d-%d: %w", start, start+n-1, err)
 			}
 			break // the batch is lost and counted; the run goes on
@@ -293,75 +290,55 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	rps := w.ls.RowsPerStmt
 	prev := time.Now()
 	if n <= rps {
-		err := w.exec(ctx, nil, start, n)
+		err := w.exec(ctx, start, n)
 		if err == nil {
 			now := time.Now()
 			w.rec.ObserveN(opInsert, int64(n), now.Sub(prev))
 		}
 		return err
 	}
-	if w.ls.Prepared {
-		// Prepare before BEGIN: with --pool 1 the transaction holds the
-		// only connection, and preparing on the DB would wait for it.
-		for _, k := range []int{rps, n % rps} {
-			if k > 0 {
-				if _, err := w.stmt(ctx, k); err != nil {
-					return err
-				}
+	// Prepare before BEGIN: with --pool 1 the transaction holds the only
+	// connection, and preparing on the pool would wait for it.
+	for _, k := range []int{n % rps, rps} {
+		if k > 0 {
+			if _, err := w.stmt(ctx, k); err != nil {
+				return err
 			}
 		}
 	}
-	tx, err := w.env.DB.Begin(ctx)
-	if err != nil {
+	if err := w.w.Begin(ctx); err != nil {
 		return err
 	}
-	clear(w.txStmts)
-	w.hotTx = nil
 	now := time.Now()
 	w.rec.Observe(opBegin, now.Sub(prev))
 	prev = now
 	for off := 0; off < n; off += rps {
 		k := min(rps, n-off)
-		if err := w.exec(ctx, tx, start+int64(off), k); err != nil {
-			tx.Rollback()
+		if err := w.exec(ctx, start+int64(off), k); err != nil {
+			w.w.Rollback()
 			return err
 		}
 		now := time.Now()
 		w.rec.ObserveN(opInsert, int64(k), now.Sub(prev))
 		prev = now
 	}
-	if err := tx.Commit(); err != nil {
+	if err := w.w.Commit(); err != nil {
 		return err
 	}
 	w.rec.Observe(opCommit, time.Since(prev))
 	return nil
 }
 
-func (w *inserter) exec(ctx context.Context, tx target.Tx, i int64, k int) error {
-	args := w.src.Args(i, k)
-	if !w.ls.Prepared {
-		if tx != nil {
-			return tx.Exec(ctx, w.sql(k), args...)
-		}
-		return w.env.DB.Exec(ctx, w.sql(k), args...)
-	}
-	if tx != nil && k == w.hotK && w.hotTx != nil {
-		// The common case: the same statement as last time in this
-		// transaction, without map lookups.
-		return w.hotTx.Exec(ctx, args...)
-	}
+// exec inserts rows [i, i+k) in one statement, in the open transaction if
+// there is one.
+func (w *inserter) exec(ctx context.Context, i int64, k int) error {
 	st, err := w.stmt(ctx, k)
 	if err != nil {
 		return err
 	}
-	if tx != nil {
-		ts, ok := w.txStmts[k]
-		if !ok {
-			ts = tx.Stmt(st)
-			w.txStmts[k] = ts
-		}
-		w.hotK, w.hotTx = k, ts
-		return ts.Exec(ctx, args...)
+	w.args.Reset()
+	for _, v := range w.src.Args(i, k) {
+		w.args.Add(v)
 	}
-	return st.Exec(ctx, args...)
+	return w.w.Exec(ctx, st, &w.args)
 }

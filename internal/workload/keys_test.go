@@ -23,8 +23,8 @@ func TestKeyOfMatchesRow(t *testing.T) {
 		row := make([]any, len(sc.Columns))
 		for _, i := range []int64{0, 1, 77, 123456} {
 			sc.Row(5, i, row, nil)
-			if k := sc.Key(5, i); k != row[0] {
-				t.Errorf("%s: Key(5, %d) = %v, Row writes %v", name, i, k, row[0])
+			if k := sc.Key(5, i, nil); k != row[0] {
+				t.Errorf("%s: Key(5, %d, nil) = %v, Row writes %v", name, i, k, row[0])
 			}
 			var typed any
 			if sc.IntKey() {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"litebench/internal/dialect"
 	"litebench/internal/gen"
 	"litebench/internal/loadgen"
 	"litebench/internal/metrics"
@@ -76,29 +76,19 @@ func init() {
 }
 
 type opsW struct {
-	name     string
-	params   map[string]string
-	schema   *Schema
-	rows     int64
-	keys     string
-	theta    float64
-	kind     string
-	readers  int
-	writers  int
-	ratio    float64
-	cfg      loadgen.Config
-	seed     uint64
-	batch    int
-	prepared bool
-	retries  int
-	mutex    bool
-	single   bool
-	// next is the index of the next row an insert writes; inserted rows
-	// become readable (for keys) once committed, in visible.
-	next    atomic.Int64
-	visible atomic.Int64
-	claimMu sync.Mutex
-	claims  []int64 // first rows of inserts in flight
+	name    string
+	params  map[string]string
+	schema  *Schema
+	rows    int64
+	keys    string
+	theta   float64
+	kind    string
+	readers int
+	writers int
+	ratio   float64
+	cfg     loadgen.Config
+	seed    uint64
+	batch   int
 	zipf    *gen.Zipf
 	// updIdx are the positions of the schema's UpdateCols in a row.
 	updIdx []int
@@ -154,8 +144,7 @@ func loadConfig(p map[string]string, ops metrics.Ops, seed uint64) (loadgen.Conf
 }
 
 func newOps(name string, p map[string]string, s settings.Settings) (Workload, error) {
-	w := &opsW{name: name, params: p, batch: s.Int("batch"), prepared: s.Bool("prepared"),
-		retries: s.BusyRetries(), mutex: s.Bool("write-mutex"), single: s.Get("writer") == "single"}
+	w := &opsW{name: name, params: p, batch: s.Int("batch")}
 	var err error
 	if w.schema, err = pSchema(p); err != nil {
 		return nil, err
@@ -257,69 +246,79 @@ func (w *opsW) Params() map[string]string { return w.params }
 func (w *opsW) Total() int64              { return w.cfg.Count }
 
 func (w *opsW) Setup(ctx context.Context, env *Env) error {
-	if err := CreateSchema(ctx, env.DB, w.schema); err != nil {
+	if err := CreateSchema(ctx, env.Session, w.schema); err != nil {
 		return err
 	}
 	if err := preload(ctx, env, w.schema, w.seed, w.rows); err != nil {
 		return fmt.Errorf("loading %d rows: %w", w.rows, err)
 	}
-	w.next.Store(w.rows)
-	w.visible.Store(w.rows)
 	env.Figure("table_rows_before", units.Rows, units.None, float64(w.rows))
 	return nil
 }
 
-// shared is what the executors of one run share.
+// shared is what the executors of one run share; nothing in it is locked
+// per operation.
 type shared struct {
-	w      *opsW
-	env    *Env
-	reads  target.DB
-	writes target.DB
-	mu     sync.Mutex // --write-mutex
-	// statements prepared once per run (the DB's statements are usable
-	// from any connection)
-	readSQL, writeSQL string
-	readSt, writeSt   target.Stmt
+	w     *opsW
+	sess  *target.Session
+	keys  *claims
+	read  *target.Statement
+	write *target.Statement
+	// ack is called after each committed write (Env.Ack), or nil.
+	ack func(first, n int64)
+}
+
+// newShared prepares what the executors of a run share, for up to
+// executors of them.
+func (w *opsW) newShared(ctx context.Context, sess *target.Session, executors int) (*shared, error) {
+	sc, d := w.schema, sess.Dialect()
+	sh := &shared{w: w, sess: sess, keys: newClaims(w.rows, executors)}
+	var err error
+	if sh.read, err = sess.Prepare(ctx, d.Select(sc.Table, sc.Columns, sc.KeyCol), target.Read); err != nil {
+		return nil, err
+	}
+	if w.writers > 0 || w.ratio > 0 {
+		if sh.write, err = sess.Prepare(ctx, w.writeSQL(d), target.Write); err != nil {
+			sh.close()
+			return nil, err
+		}
+	}
+	return sh, nil
+}
+
+func (sh *shared) close() {
+	for _, st := range []*target.Statement{sh.read, sh.write} {
+		if st != nil {
+			st.Close()
+		}
+	}
 }
 
 func (w *opsW) Run(ctx context.Context, env *Env) error {
-	sh := &shared{w: w, env: env, reads: env.DB, writes: env.DB}
-	sc := w.schema
-	sh.readSQL = "SELECT " + strings.Join(sc.Columns, ",") + " FROM " + sc.Table + " WHERE " + sc.KeyCol + " = ?"
-	sh.writeSQL = w.writeSQL()
-	if w.single && (w.writers > 0 || w.ratio > 0) {
-		o := env.Options
-		o.MaxOpen, o.ConnPerOp = 1, false
-		db, err := env.Target.Open(ctx, o)
-		if err != nil {
-			return fmt.Errorf("opening the single writer connection: %w", err)
-		}
-		defer db.Close()
-		sh.writes = db
-	}
-	stmtCtx := context.WithoutCancel(ctx)
-	if w.prepared {
-		var err error
-		if sh.readSt, err = sh.reads.Prepare(stmtCtx, sh.readSQL); err != nil {
-			return err
-		}
-		defer sh.readSt.Close()
-		if sh.writeSt, err = sh.writes.Prepare(stmtCtx, sh.writeSQL); err != nil {
-			return err
-		}
-		defer sh.writeSt.Close()
-	}
+	sess := env.Session
 	cfg := w.cfg
+	// Statements run under a context that cannot be cancelled: a
+	// cancellable one makes drivers (mattn, database/sql) start a watcher
+	// goroutine per statement, which would be measured. The load engine
+	// checks for cancellation between operations.
+	stmtCtx := context.WithoutCancel(ctx)
+	executors := len(cfg.Roles)
+	if cfg.Rate > 0 {
+		executors = cfg.MaxInflight
+	}
+	sh, err := w.newShared(stmtCtx, sess, executors)
+	if err != nil {
+		return err
+	}
+	defer sh.close()
+	sh.ack = env.Ack
 	cfg.Classify = func(err error) string {
 		if errors.Is(err, errMissing) {
 			return "missing"
 		}
-		return target.Classify(env.Target, err)
+		return sess.Classify(err).String()
 	}
-	cfg.NewExecutor = func(i int) (loadgen.Executor, error) {
-		return &executor{sh: sh, ctx: stmtCtx, keys: gen.NewKeyGen(w.keys, w.zipf, w.seed, i),
-			row: make([]any, len(sc.Columns)), dest: scanDest(sc, w.seed), idx: make([]int64, w.batch)}, nil
-	}
+	cfg.NewExecutor = func(i int) (loadgen.Executor, error) { return newExecutor(sh, stmtCtx, i) }
 	st, err := runLoad(ctx, env, cfg)
 	if cfg.Rate > 0 {
 		if el := st.End.Sub(st.Start).Seconds(); el > 0 {
@@ -327,13 +326,13 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 		}
 		env.Figure("executors", "executors", units.None, float64(st.Executors))
 	}
-	if w.next.Load() > w.rows {
-		env.Figure("rows_inserted", units.Rows, units.None, float64(w.next.Load()-w.rows))
+	if n := sh.keys.next.Load(); n > w.rows {
+		env.Figure("rows_inserted", units.Rows, units.None, float64(n-w.rows))
 	}
 	// The table's row count after the run, as seed 004 prints it (not
 	// measured: the clock stopped at env.End).
 	var n int64
-	if cerr := env.DB.Query(context.WithoutCancel(ctx), "SELECT count(*) FROM "+w.schema.Table, nil, func(r target.Row) error { return r.Scan(&n) }); cerr == nil {
+	if cerr := sess.DB().Query(context.WithoutCancel(ctx), "SELECT count(*) FROM "+w.schema.Table, nil, func(r target.Row) error { return r.Scan(&n) }); cerr == nil {
 		env.Figure("table_rows_after", units.Rows, units.None, float64(n))
 	}
 	return err
@@ -360,57 +359,75 @@ func runLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 	return st, err
 }
 
-func (w *opsW) writeSQL() string {
+func (w *opsW) writeSQL(d dialect.Dialect) string {
 	sc := w.schema
 	switch w.kind {
 	case "update":
-		var set []string
-		for _, c := range sc.UpdateCols {
-			set = append(set, c+" = ?")
-		}
-		return "UPDATE " + sc.Table + " SET " + strings.Join(set, ", ") + " WHERE " + sc.KeyCol + " = ?"
+		return d.Update(sc.Table, sc.UpdateCols, sc.KeyCol)
 	case "upsert":
-		var set []string
-		for _, c := range sc.UpdateCols {
-			set = append(set, c+" = excluded."+c)
-		}
-		return "INSERT INTO " + sc.Table + "(" + strings.Join(sc.Columns, ",") + ") VALUES (" +
-			strings.TrimSuffix(strings.Repeat("?,", len(sc.Columns)), ",") + ") ON CONFLICT(" + sc.KeyCol + ") DO UPDATE SET " + strings.Join(set, ", ")
+		return d.Upsert(sc.Table, sc.Columns, sc.KeyCol, sc.UpdateCols)
 	}
-	return "INSERT INTO " + sc.Table + "(" + strings.Join(sc.Columns, ",") + ") VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?,", len(sc.Columns)), ",") + ")"
+	return d.Insert(sc.Table, sc.Columns, 1)
 }
 
 var errMissing = errors.New("row not found")
 
-// claim reserves n new row indexes for an insert.
-func (w *opsW) claim(n int) int64 {
-	w.claimMu.Lock()
-	defer w.claimMu.Unlock()
-	first := w.next.Add(int64(n)) - int64(n)
-	w.claims = append(w.claims, first)
+// claims hands out the row indexes of inserts and tracks which rows are
+// committed, without a lock: each writer claims its rows with one atomic
+// add and publishes its insert in flight in a slot of its own. Reads pick
+// rows below the oldest insert still in flight, so they only ask for
+// committed rows (rows of an insert that failed stay missing, and reads
+// count them).
+type claims struct {
+	next    padded // the first row no insert has claimed
+	visible padded // every row below it is committed (or failed)
+	slots   []padded
+}
+
+// padded keeps a hot counter on a cache line of its own.
+type padded struct {
+	atomic.Int64
+	_ [56]byte
+}
+
+const idle = math.MaxInt64
+
+func newClaims(rows int64, executors int) *claims {
+	c := &claims{slots: make([]padded, executors)}
+	c.next.Store(rows)
+	c.visible.Store(rows)
+	for i := range c.slots {
+		c.slots[i].Store(idle)
+	}
+	return c
+}
+
+// claim reserves n new rows for executor slot's insert and returns the
+// first.
+func (c *claims) claim(slot, n int) int64 {
+	s := &c.slots[slot]
+	// Publish a lower bound of the claim before making it, so that no
+	// release can see the rows as committed in between.
+	s.Store(c.next.Load())
+	first := c.next.Add(int64(n)) - int64(n)
+	s.Store(first)
 	return first
 }
 
-// release ends the insert that claimed first. Reads pick rows below the
-// oldest insert still in flight, so they only ask for committed rows
-// (rows of an insert that failed stay missing, and reads count them).
-func (w *opsW) release(first int64) {
-	w.claimMu.Lock()
-	defer w.claimMu.Unlock()
-	lo := w.next.Load()
-	for k := 0; k < len(w.claims); k++ {
-		if w.claims[k] == first {
-			w.claims = append(w.claims[:k], w.claims[k+1:]...)
-			k--
-			continue
-		}
-		lo = min(lo, w.claims[k])
+// release ends executor slot's insert and moves the visible bound up to
+// the oldest insert still in flight.
+func (c *claims) release(slot int) {
+	c.slots[slot].Store(idle)
+	lo := c.next.Load()
+	for i := range c.slots {
+		lo = min(lo, c.slots[i].Load())
 	}
-	w.visible.Store(lo)
+	for v := c.visible.Load(); lo > v && !c.visible.CompareAndSwap(v, lo); v = c.visible.Load() {
+	}
 }
 
-// scanDest builds scan destinations matching the schema's column types.
+// scanDest builds scan destinations matching the schema's column types:
+// integers, and byte buffers that every read refills in place.
 func scanDest(sc *Schema, seed uint64) []any {
 	row := make([]any, len(sc.Columns))
 	sc.Row(seed, 0, row, nil)
@@ -420,20 +437,41 @@ func scanDest(sc *Schema, seed uint64) []any {
 		case int64:
 			dest[i] = new(int64)
 		default:
-			dest[i] = new(string)
+			b := make([]byte, 0, 64)
+			dest[i] = &b
 		}
 	}
 	return dest
 }
 
+// executor runs one worker's reads and writes. It allocates nothing per
+// operation: values are generated into its arena, bound from its typed
+// Args, rows scanned into its reused destinations.
 type executor struct {
-	sh   *shared
-	ctx  context.Context
-	keys *gen.KeyGen
-	row  []any
-	args []any
-	dest []any
-	idx  []int64 // rows of the current write
+	sh    *shared
+	ctx   context.Context
+	slot  int
+	keys  *gen.KeyGen
+	arena Arena
+	row   []any
+	args  target.Args
+	dest  []any
+	found bool
+	sink  func(target.Row) error // e.scan, bound once
+	idx   []int64                // rows of the current write
+	w     *target.Writer
+}
+
+func newExecutor(sh *shared, ctx context.Context, i int) (*executor, error) {
+	w := sh.w
+	if i >= len(sh.keys.slots) {
+		return nil, fmt.Errorf("executor %d past the %d planned", i, len(sh.keys.slots))
+	}
+	e := &executor{sh: sh, ctx: ctx, slot: i, keys: gen.NewKeyGen(w.keys, w.zipf, w.seed, i),
+		row: make([]any, len(w.schema.Columns)), dest: scanDest(w.schema, w.seed), idx: make([]int64, w.batch),
+		w: sh.sess.Writer()}
+	e.sink = e.scan
+	return e, nil
 }
 
 func (e *executor) Do(_ context.Context, op int) (int, error) {
@@ -443,59 +481,51 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 	return e.write()
 }
 
+func (e *executor) scan(r target.Row) error {
+	e.found = true
+	return r.Scan(e.dest...)
+}
+
 func (e *executor) read() error {
 	w := e.sh.w
-	i := e.keys.Next(w.visible.Load())
-	key := w.schema.Key(w.seed, i)
-	found := false
-	fn := func(r target.Row) error {
-		found = true
-		return r.Scan(e.dest...)
-	}
-	var err error
-	if e.sh.readSt != nil {
-		err = e.sh.readSt.Query(e.ctx, []any{key}, fn)
-	} else {
-		err = e.sh.reads.Query(e.ctx, e.sh.readSQL, []any{key}, fn)
-	}
-	if err != nil {
+	i := e.keys.Next(e.sh.keys.visible.Load())
+	e.arena.Reset()
+	e.args.Reset()
+	e.args.Add(w.schema.Key(w.seed, i, &e.arena))
+	e.found = false
+	if err := e.sh.read.Query(e.ctx, &e.args, e.sink); err != nil {
 		return e.classify(err)
 	}
-	if !found {
-		return fmt.Errorf("%w: %s %s = %v", errMissing, w.schema.Table, w.schema.KeyCol, key)
+	if !e.found {
+		return fmt.Errorf("%w: %s %s = %v", errMissing, w.schema.Table, w.schema.KeyCol, w.schema.Key(w.seed, i, nil))
 	}
 	return nil
 }
 
-// classify passes SQLite's expected errors (busy, locked, constraint) on
-// to be counted and makes anything else end the run.
+// classify passes the engine's expected errors (busy, locked, constraint,
+// interrupted) on to be counted and makes anything else end the run.
 func (e *executor) classify(err error) error {
-	switch target.Classify(e.sh.env.Target, err) {
-	case "busy", "locked", "constraint", "interrupted":
-		return err
+	if e.sh.sess.Classify(err).Fatal() {
+		return loadgen.Fatal(err)
 	}
-	return loadgen.Fatal(err)
+	return err
 }
 
 // write runs one write operation: --batch rows in one transaction (or one
 // autocommit statement), retried per --busy-retry.
 func (e *executor) write() (int, error) {
-	sh, w := e.sh, e.sh.w
-	if w.mutex {
-		sh.mu.Lock()
-		defer sh.mu.Unlock()
-	}
+	w := e.sh.w
 	// Rows this operation writes are chosen once, so a retry writes the
 	// same rows.
 	idx := e.idx
 	if w.kind == "insert" {
-		first := w.claim(len(idx))
-		defer w.release(first)
+		first := e.sh.keys.claim(e.slot, len(idx))
+		defer e.sh.keys.release(e.slot)
 		for k := range idx {
 			idx[k] = first + int64(k)
 		}
 	} else {
-		span := w.visible.Load()
+		span := e.sh.keys.visible.Load()
 		if w.kind == "upsert" {
 			span += span / 10 // some upserts insert
 		}
@@ -503,64 +533,55 @@ func (e *executor) write() (int, error) {
 			idx[k] = e.keys.Next(span)
 		}
 	}
-	retries := 0
-	for {
+	for retries := 0; ; retries++ {
 		err := e.writeOnce(idx)
 		if err == nil {
-			if sh.env.Ack != nil {
-				sh.env.Ack(idx[0], int64(len(idx)))
+			if e.sh.ack != nil {
+				e.sh.ack(idx[0], int64(len(idx)))
 			}
 			return retries, nil
 		}
-		if target.Retryable(sh.env.Target, err) && (w.retries < 0 || retries < w.retries) {
-			retries++
-			continue
+		if !e.sh.sess.Again(err, retries) {
+			return retries, e.classify(err)
 		}
-		return retries, e.classify(err)
 	}
 }
 
 func (e *executor) writeOnce(idx []int64) error {
-	sh := e.sh
 	if len(idx) == 1 {
-		return e.execWrite(nil, idx[0])
+		return e.execWrite(idx[0])
 	}
-	tx, err := sh.writes.Begin(e.ctx)
-	if err != nil {
+	if err := e.w.Begin(e.ctx); err != nil {
 		return err
 	}
 	for _, i := range idx {
-		if err := e.execWrite(tx, i); err != nil {
-			tx.Rollback()
+		if err := e.execWrite(i); err != nil {
+			e.w.Rollback()
 			return err
 		}
 	}
-	return tx.Commit()
+	return e.w.Commit()
 }
 
-func (e *executor) execWrite(tx target.Tx, i int64) error {
-	sh, w := e.sh, e.sh.w
+// execWrite writes row i: its values (for an update, those of row i under
+// another seed, keyed by row i's key).
+func (e *executor) execWrite(i int64) error {
+	w := e.sh.w
 	sc := w.schema
+	e.arena.Reset()
+	e.args.Reset()
 	switch w.kind {
 	case "update":
-		// The new values are row i generated under another seed.
-		sc.Row(w.seed+1, i, e.row, nil)
-		e.args = e.args[:0]
+		sc.Row(w.seed+1, i, e.row, &e.arena)
 		for _, k := range w.updIdx {
-			e.args = append(e.args, e.row[k])
+			e.args.Add(e.row[k])
 		}
-		e.args = append(e.args, sc.Key(w.seed, i))
+		e.args.Add(sc.Key(w.seed, i, &e.arena))
 	default:
-		sc.Row(w.seed, i, e.row, nil)
-		e.args = append(e.args[:0], e.row...)
+		sc.Row(w.seed, i, e.row, &e.arena)
+		for _, v := range e.row {
+			e.args.Add(v)
+		}
 	}
-	switch {
-	case sh.writeSt != nil && tx != nil:
-		return tx.Stmt(sh.writeSt).Exec(e.ctx, e.args...)
-	case sh.writeSt != nil:
-		return sh.writeSt.Exec(e.ctx, e.args...)
-	case tx != nil:
-		return tx.Exec(e.ctx, sh.writeSQL, e.args...)
-	}
-	return sh.writes.Exec(e.ctx, sh.writeSQL, e.args...)
+	return e.w.Exec(e.ctx, e.sh.write, &e.args)
 }

@@ -43,16 +43,17 @@ func init() {
 // table that already does (a kept --db) is reused; loading is not measured.
 func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
 	sc := Schemas["bench"]
+	db := env.Session.DB()
 	var n int64
 	var exists int64
-	err := env.DB.Query(ctx, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='bench'", nil, func(r target.Row) error {
+	err := db.Query(ctx, env.Session.Dialect().TableExists(sc.Table), nil, func(r target.Row) error {
 		return r.Scan(&exists)
 	})
 	if err != nil {
 		return err
 	}
 	if exists == 1 {
-		err := env.DB.Query(ctx, "SELECT count(*) FROM bench", nil, func(r target.Row) error { return r.Scan(&n) })
+		err := db.Query(ctx, "SELECT count(*) FROM "+sc.Table, nil, func(r target.Row) error { return r.Scan(&n) })
 		if err != nil {
 			return err
 		}
@@ -60,26 +61,26 @@ func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
 			env.Notes = append(env.Notes, fmt.Sprintf("reused the %d bench rows already in the database", n))
 			return nil
 		}
-		env.Notes = append(env.Notes, fmt.Sprintf("the bench table held %d rows, not %d: it was dropped and loaded again", n, rows))
-		if err := env.DB.Exec(ctx, "DROP TABLE bench"); err != nil {
+		env.Notes = append(env.Notes, fmt.Sprintf("the %s table held %d rows, not %d: it was dropped and loaded again", sc.Table, n, rows))
+		if err := db.Exec(ctx, "DROP TABLE "+sc.Table, nil); err != nil {
 			return err
 		}
 	}
-	if err := CreateSchema(ctx, env.DB, sc); err != nil {
+	if err := CreateSchema(ctx, env.Session, sc); err != nil {
 		return err
 	}
 	return preload(ctx, env, sc, seed, rows)
 }
 
-// preload inserts rows [0, rows) of sc as setup: fast settings, recorded
-// nowhere, not measured.
+// preload inserts rows [0, rows) of sc as setup: the session's set-up
+// policy (prepared, retried until done), recorded nowhere, not measured.
 func preload(ctx context.Context, env *Env, sc *Schema, seed uint64, rows int64) error {
 	if rows == 0 {
 		return nil
 	}
-	load := &Env{DB: env.DB, Target: env.Target, Settings: env.Settings}
-	return Load(ctx, load, LoadSpec{Schema: sc, Seed: seed, From: 0, To: rows, Workers: 1, Batch: 10000,
-		RowsPerStmt: min(100, MaxVariables/len(sc.Columns)), Prepared: true, Retries: -1})
+	load := &Env{Session: env.Session, Instance: env.Instance, Settings: env.Settings}
+	return Load(ctx, load, env.Session.Setup(), LoadSpec{Schema: sc, Seed: seed, From: 0, To: rows, Workers: 1, Batch: 10000,
+		RowsPerStmt: min(100, env.Session.Dialect().MaxParams()/len(sc.Columns))})
 }
 
 type scanW struct {
@@ -125,7 +126,7 @@ func (w *scanW) Run(ctx context.Context, env *Env) error {
 		id         int64
 		rand, hash string
 	)
-	err := env.DB.Query(qctx, "SELECT ID, rand, hash FROM bench", nil, func(r target.Row) error {
+	err := env.Session.DB().Query(qctx, "SELECT ID, rand, hash FROM bench", nil, func(r target.Row) error {
 		if n == 0 {
 			first = time.Now()
 		}
@@ -220,29 +221,25 @@ func (w *paginateW) Setup(ctx context.Context, env *Env) error {
 	return ensureBench(ctx, env, w.rows, w.seed)
 }
 
-const (
-	offsetSQL = "SELECT ID, rand, hash FROM bench ORDER BY ID LIMIT ? OFFSET ?"
-	keysetSQL = "SELECT ID, rand, hash FROM bench WHERE ID > ? ORDER BY ID LIMIT ?"
-)
-
 func (w *paginateW) Run(ctx context.Context, env *Env) error {
 	rec := env.NewRecorder(w.ops)
-	prepared := env.Settings.Bool("prepared")
-	var offStmt, keyStmt target.Stmt
-	if prepared {
-		var err error
-		if offStmt, err = env.DB.Prepare(ctx, offsetSQL); err != nil {
-			return err
-		}
-		defer offStmt.Close()
-		if keyStmt, err = env.DB.Prepare(ctx, keysetSQL); err != nil {
-			return err
-		}
-		defer keyStmt.Close()
+	d := env.Session.Dialect()
+	// The two ways to a page at a depth: OFFSET, and a keyset (the rows
+	// after the last key seen).
+	offStmt, err := env.Session.Prepare(ctx, "SELECT ID, rand, hash FROM bench ORDER BY ID LIMIT "+d.Param(1)+" OFFSET "+d.Param(2), target.Read)
+	if err != nil {
+		return err
 	}
+	defer offStmt.Close()
+	keyStmt, err := env.Session.Prepare(ctx, "SELECT ID, rand, hash FROM bench WHERE ID > "+d.Param(1)+" ORDER BY ID LIMIT "+d.Param(2), target.Read)
+	if err != nil {
+		return err
+	}
+	defer keyStmt.Close()
+	var args target.Args
 	var id int64
 	var rand, hash string
-	for di, d := range w.depths {
+	for di, depth := range w.depths {
 		// Interleave the two methods so machine drift hits both alike.
 		for k := int64(0); k < w.count; k++ {
 			for m := 0; m < 2; m++ {
@@ -257,18 +254,18 @@ func (w *paginateW) Run(ctx context.Context, env *Env) error {
 					got++
 					return nil
 				}
-				t := time.Now()
-				var err error
-				switch {
-				case m == 0 && prepared:
-					err = offStmt.Query(ctx, []any{w.page, d}, fn)
-				case m == 0:
-					err = env.DB.Query(ctx, offsetSQL, []any{w.page, d}, fn)
-				case prepared:
-					err = keyStmt.Query(ctx, []any{d - 1, w.page}, fn)
-				default:
-					err = env.DB.Query(ctx, keysetSQL, []any{d - 1, w.page}, fn)
+				args.Reset()
+				st := offStmt
+				if m == 0 {
+					args.Int(w.page)
+					args.Int(depth)
+				} else {
+					st = keyStmt
+					args.Int(depth - 1)
+					args.Int(w.page)
 				}
+				t := time.Now()
+				err := st.Query(ctx, &args, fn)
 				el := time.Since(t)
 				op := 2*di + m
 				if err != nil {
@@ -277,8 +274,8 @@ func (w *paginateW) Run(ctx context.Context, env *Env) error {
 					}
 					return fmt.Errorf("%s: %w", w.ops[op], err)
 				}
-				if first != d || got != w.page {
-					return fmt.Errorf("%s: page starts at ID %d with %d rows, want ID %d with %d", w.ops[op], first, got, d, w.page)
+				if first != depth || got != w.page {
+					return fmt.Errorf("%s: page starts at ID %d with %d rows, want ID %d with %d", w.ops[op], first, got, depth, w.page)
 				}
 				rec.Observe(op, el)
 				env.Done.Add(got)

@@ -1,6 +1,20 @@
 // Package workload defines what a run does: schema, deterministic data, the
 // operations and how they are driven. The runner owns timing, progress and
 // cancellation; a workload only executes and records.
+//
+// Workloads issue statements through a target.Session, which applies the
+// application-side settings (pool, single writer, write mutex, prepared
+// statements, busy retries) the same way for all of them, and build their
+// SQL with the engine's dialect, so that they name no engine.
+//
+// Executors do not allocate or take a shared lock per operation: an
+// executor generates a row's values into its own arena, binds them as typed
+// arguments, scans into reused buffers, binds a transaction's prepared
+// statement once, and claims insert keys with one atomic add and a slot of
+// its own. TestExecutorAllocatesNothing guards this over a fake
+// connection. What the client does below is not the executor's: a pool
+// (database/sql's, or the direct clients') synchronises borrowing a
+// connection, and --write-mutex is a lock by request.
 package workload
 
 import (
@@ -13,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"litebench/internal/engine"
 	"litebench/internal/metrics"
 	"litebench/internal/settings"
 	"litebench/internal/target"
@@ -21,8 +36,10 @@ import (
 
 // Env is what a workload gets from the runner.
 type Env struct {
-	DB       target.DB
-	Target   target.Target
+	// Session is the target opened on the run's instance, with the
+	// application-side policy of the settings.
+	Session  *target.Session
+	Instance engine.Instance
 	Settings settings.Settings
 	// Done counts rows written or read so far; the runner reads it for
 	// progress lines. Workloads add to it once per batch, not per row.
@@ -47,9 +64,6 @@ type Env struct {
 	// with its first row index (or key) and its number of rows, from the
 	// writing goroutine, right after COMMIT returns.
 	Ack func(first, n int64)
-	// Options are the target options the run's DB was opened with, for
-	// workloads that open handles of their own.
-	Options target.Options
 	// Attached: the database belongs to another litebench process, which
 	// may be writing it; Setup was not run and the data is what it is.
 	Attached bool
@@ -205,9 +219,4 @@ func pSeed(p map[string]string) (uint64, error) {
 		return 0, fmt.Errorf("--seed %q: want a non-negative whole number", p["seed"])
 	}
 	return n, nil
-}
-
-// MarkBenchDB stamps the database as litebench's own.
-func MarkBenchDB(ctx context.Context, db target.DB, appID int32) error {
-	return db.Exec(ctx, fmt.Sprintf("PRAGMA application_id = %d", appID))
 }

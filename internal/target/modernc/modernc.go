@@ -10,17 +10,11 @@ import (
 )
 
 func init() {
-	target.Register(&target.SQLTarget{
-		TName:   "modernc",
-		TModule: "modernc.org/sqlite",
-		Driver:  &sqlite.Driver{},
-		DSN:     target.TxLockDSN,
-		ErrCode: func(err error) int {
-			var e *sqlite.Error
-			if errors.As(err, &e) {
-				return e.Code()
-			}
-			return 0
-		},
-	})
+	target.Register(target.SQLiteSQL("modernc", "modernc.org/sqlite", &sqlite.Driver{}, func(err error) int {
+		var e *sqlite.Error
+		if errors.As(err, &e) {
+			return e.Code()
+		}
+		return 0
+	}))
 }

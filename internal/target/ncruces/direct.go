@@ -6,7 +6,7 @@ package ncruces
 import (
 	"context"
 	"errors"
-	"fmt"
+	"sync"
 
 	"github.com/ncruces/go-sqlite3"
 
@@ -28,33 +28,25 @@ func errCode(err error) int {
 }
 
 func init() {
-	target.Register(&target.DirectTarget{
-		TName:   "ncruces-direct",
-		TModule: module,
-		Version: func() string { return versionOnce() },
-		OpenConn: func(o target.Options) (target.RawConn, error) {
-			flags := sqlite3.OPEN_URI | sqlite3.OPEN_NOMUTEX
-			if o.ReadOnly || o.Immutable {
-				flags |= sqlite3.OPEN_READONLY
-			} else {
-				flags |= sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
-			}
-			c, err := sqlite3.OpenFlags(o.URI(), flags)
-			if err != nil {
-				return nil, err
-			}
-			return conn{c}, nil
-		},
-		ErrCode: errCode,
-	})
+	target.Register(target.SQLiteDirect("ncruces-direct", module, version, open, errCode))
 }
 
-var version string
-
-func versionOnce() string {
-	if version != "" {
-		return version
+func open(uri string, readOnly bool) (target.RawConn, error) {
+	flags := sqlite3.OPEN_URI | sqlite3.OPEN_NOMUTEX
+	if readOnly {
+		flags |= sqlite3.OPEN_READONLY
+	} else {
+		flags |= sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
 	}
+	c, err := sqlite3.OpenFlags(uri, flags)
+	if err != nil {
+		return nil, err
+	}
+	return conn{c}, nil
+}
+
+// version asks the library once.
+var version = sync.OnceValue(func() string {
 	c, err := sqlite3.Open(":memory:")
 	if err != nil {
 		return "unknown"
@@ -65,11 +57,11 @@ func versionOnce() string {
 		return "unknown"
 	}
 	defer st.Close()
-	if st.Step() {
-		version = st.ColumnText(0)
+	if !st.Step() {
+		return "unknown"
 	}
-	return version
-}
+	return st.ColumnText(0)
+})
 
 type conn struct{ c *sqlite3.Conn }
 
@@ -87,65 +79,21 @@ func (c conn) Close() error              { return c.c.Close() }
 // SetInterrupt stops statements in progress once ctx is done.
 func (c conn) SetInterrupt(ctx context.Context) { c.c.SetInterrupt(ctx) }
 
-type stmt struct{ s *sqlite3.Stmt }
-
-func (s stmt) Bind(args []any) error {
-	for i, a := range args {
-		var err error
-		switch v := a.(type) {
-		case int64:
-			err = s.s.BindInt64(i+1, v)
-		case int:
-			err = s.s.BindInt64(i+1, int64(v))
-		case string:
-			err = s.s.BindText(i+1, v)
-		case []byte:
-			err = s.s.BindBlob(i+1, v)
-		case float64:
-			err = s.s.BindFloat(i+1, v)
-		case nil:
-			err = s.s.BindNull(i + 1)
-		default:
-			err = fmt.Errorf("ncruces: cannot bind %T", a)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// stmt adapts *sqlite3.Stmt to target.RawStmt; binding and column
+// methods are the library's own.
+type stmt struct{ *sqlite3.Stmt }
 
 func (s stmt) Step() (bool, error) {
-	if s.s.Step() {
+	if s.Stmt.Step() {
 		return true, nil
 	}
-	return false, s.s.Err()
+	return false, s.Stmt.Err()
 }
 
-func (s stmt) Scan(dest []any) error {
-	for i, d := range dest {
-		switch p := d.(type) {
-		case *int64:
-			*p = s.s.ColumnInt64(i)
-		case *int:
-			*p = int(s.s.ColumnInt64(i))
-		case *string:
-			*p = s.s.ColumnText(i)
-		case *[]byte:
-			*p = s.s.ColumnBlob(i, (*p)[:0])
-		case *float64:
-			*p = s.s.ColumnFloat(i)
-		default:
-			return fmt.Errorf("ncruces: cannot scan into %T", d)
-		}
-	}
-	return nil
-}
+func (s stmt) AppendColumn(i int, dst []byte) []byte { return s.ColumnBlob(i, dst) }
 
 func (s stmt) Reset() error {
-	err := s.s.Reset()
-	s.s.ClearBindings()
+	err := s.Stmt.Reset()
+	s.ClearBindings()
 	return err
 }
-
-func (s stmt) Close() error { return s.s.Close() }

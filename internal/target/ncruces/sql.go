@@ -13,14 +13,8 @@ import (
 //
 //	-ldflags '-X github.com/ncruces/go-sqlite3/driver.driverName=litebench-ncruces'
 //
-// which 'make build' and the test script do. The target below does not use
+// which 'make build' and the test script do. The client below does not use
 // the registered name: it hands the driver to database/sql directly.
 func init() {
-	target.Register(&target.SQLTarget{
-		TName:   "ncruces",
-		TModule: module,
-		Driver:  &driver.SQLite{},
-		DSN:     target.TxLockDSN,
-		ErrCode: errCode,
-	})
+	target.Register(target.SQLiteSQL("ncruces", module, &driver.SQLite{}, errCode))
 }

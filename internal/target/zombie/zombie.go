@@ -4,7 +4,6 @@ package zombie
 
 import (
 	"context"
-	"fmt"
 
 	"zombiezen.com/go/sqlite"
 
@@ -12,25 +11,23 @@ import (
 )
 
 func init() {
-	target.Register(&target.DirectTarget{
-		TName:   "zombie",
-		TModule: "zombiezen.com/go/sqlite",
-		Version: func() string { return sqlite.Version },
-		OpenConn: func(o target.Options) (target.RawConn, error) {
-			flags := sqlite.OpenURI | sqlite.OpenNoMutex
-			if o.ReadOnly || o.Immutable {
-				flags |= sqlite.OpenReadOnly
-			} else {
-				flags |= sqlite.OpenReadWrite | sqlite.OpenCreate
-			}
-			c, err := sqlite.OpenConn(o.URI(), flags)
-			if err != nil {
-				return nil, err
-			}
-			return conn{c}, nil
-		},
-		ErrCode: func(err error) int { return int(sqlite.ErrCode(err)) },
-	})
+	target.Register(target.SQLiteDirect("zombie", "zombiezen.com/go/sqlite",
+		func() string { return sqlite.Version }, open,
+		func(err error) int { return int(sqlite.ErrCode(err)) }))
+}
+
+func open(uri string, readOnly bool) (target.RawConn, error) {
+	flags := sqlite.OpenURI | sqlite.OpenNoMutex
+	if readOnly {
+		flags |= sqlite.OpenReadOnly
+	} else {
+		flags |= sqlite.OpenReadWrite | sqlite.OpenCreate
+	}
+	c, err := sqlite.OpenConn(uri, flags)
+	if err != nil {
+		return nil, err
+	}
+	return conn{c}, nil
 }
 
 type conn struct{ c *sqlite.Conn }
@@ -44,21 +41,21 @@ func (c conn) Prepare(q string) (target.RawStmt, error) {
 }
 
 func (c conn) ExecScript(q string) error {
-	st, _, err := c.c.PrepareTransient(q)
+	st, err := c.Prepare(q)
 	if err != nil {
 		return err
 	}
 	for {
 		more, err := st.Step()
 		if err != nil {
-			st.Finalize()
+			st.Close()
 			return err
 		}
 		if !more {
 			break
 		}
 	}
-	return st.Finalize()
+	return st.Close()
 }
 
 func (c conn) Close() error { return c.c.Close() }
@@ -66,55 +63,26 @@ func (c conn) Close() error { return c.c.Close() }
 // SetInterrupt stops statements in progress once ctx is done.
 func (c conn) SetInterrupt(ctx context.Context) { c.c.SetInterrupt(ctx.Done()) }
 
+// stmt adapts *sqlite.Stmt to target.RawStmt. Bind errors surface from
+// Step.
 type stmt struct{ s *sqlite.Stmt }
 
-func (s stmt) Bind(args []any) error {
-	for i, a := range args {
-		switch v := a.(type) {
-		case int64:
-			s.s.BindInt64(i+1, v)
-		case int:
-			s.s.BindInt64(i+1, int64(v))
-		case string:
-			s.s.BindText(i+1, v)
-		case []byte:
-			s.s.BindBytes(i+1, v)
-		case float64:
-			s.s.BindFloat(i+1, v)
-		case nil:
-			s.s.BindNull(i + 1)
-		default:
-			return fmt.Errorf("zombie: cannot bind %T", a)
-		}
-	}
-	return nil // bind errors surface from Step
-}
+func (s stmt) BindNull(i int) error             { s.s.BindNull(i); return nil }
+func (s stmt) BindInt64(i int, v int64) error   { s.s.BindInt64(i, v); return nil }
+func (s stmt) BindFloat(i int, v float64) error { s.s.BindFloat(i, v); return nil }
+func (s stmt) BindText(i int, v string) error   { s.s.BindText(i, v); return nil }
+func (s stmt) BindBlob(i int, v []byte) error   { s.s.BindBytes(i, v); return nil }
+func (s stmt) ColumnInt64(i int) int64          { return s.s.ColumnInt64(i) }
+func (s stmt) ColumnFloat(i int) float64        { return s.s.ColumnFloat(i) }
+func (s stmt) ColumnText(i int) string          { return s.s.ColumnText(i) }
+func (s stmt) Step() (bool, error)              { return s.s.Step() }
+func (s stmt) Close() error                     { return s.s.Finalize() }
 
-func (s stmt) Step() (bool, error) { return s.s.Step() }
-
-func (s stmt) Scan(dest []any) error {
-	for i, d := range dest {
-		switch p := d.(type) {
-		case *int64:
-			*p = s.s.ColumnInt64(i)
-		case *int:
-			*p = int(s.s.ColumnInt64(i))
-		case *string:
-			*p = s.s.ColumnText(i)
-		case *[]byte:
-			n := s.s.ColumnLen(i)
-			if cap(*p) < n {
-				*p = make([]byte, n)
-			}
-			*p = (*p)[:n]
-			s.s.ColumnBytes(i, *p)
-		case *float64:
-			*p = s.s.ColumnFloat(i)
-		default:
-			return fmt.Errorf("zombie: cannot scan into %T", d)
-		}
-	}
-	return nil
+func (s stmt) AppendColumn(i int, dst []byte) []byte {
+	n := s.s.ColumnLen(i)
+	dst = append(dst, make([]byte, n)...)
+	s.s.ColumnBytes(i, dst[len(dst)-n:])
+	return dst
 }
 
 func (s stmt) Reset() error {
@@ -122,5 +90,3 @@ func (s stmt) Reset() error {
 	s.s.ClearBindings()
 	return err
 }
-
-func (s stmt) Close() error { return s.s.Finalize() }

@@ -1,0 +1,200 @@
+// Package dialect renders the SQL text that differs between engines:
+// placeholders, column types and table definitions, inserts, updates and
+// upserts, and catalog queries. Workloads build every statement here, so a
+// new engine brings its dialect and leaves the workloads alone.
+package dialect
+
+import "strings"
+
+// Type is a column's type, by what it holds rather than by an engine's
+// spelling.
+type Type uint8
+
+const (
+	// Int is a plain integer column. As a primary key it is an ordinary
+	// unique key (on SQLite: not the table's rowid, so the table keeps a
+	// separate index, as seed 000's bench table does).
+	Int Type = iota
+	// Integer is an integer column that, as the primary key, is the table's
+	// own row id (SQLite's INTEGER PRIMARY KEY).
+	Integer
+	// Text is character data.
+	Text
+	// Blob is binary data.
+	Blob
+)
+
+// Column is one column of a table.
+type Column struct {
+	Name       string
+	Type       Type
+	PrimaryKey bool
+	NotNull    bool
+	Unique     bool
+}
+
+// Index is a secondary index.
+type Index struct {
+	Name    string
+	Columns []string
+	Unique  bool
+}
+
+// Table is a table definition.
+type Table struct {
+	Name    string
+	Columns []Column
+	Indexes []Index
+}
+
+// Dialect renders statements for one engine.
+type Dialect interface {
+	// Name is the engine's name ("sqlite").
+	Name() string
+	// Param is the placeholder of the n-th bound parameter, from 1.
+	Param(n int) string
+	// MaxParams is the most bound parameters one statement may have.
+	MaxParams() int
+	// Create returns the statements that create t and its indexes.
+	Create(t Table) []string
+	// Insert inserts rows rows of cols in one statement.
+	Insert(table string, cols []string, rows int) string
+	// Update sets cols of the row whose key column equals the last
+	// parameter.
+	Update(table string, cols []string, key string) string
+	// Upsert inserts one row of cols or, when key exists, sets set to the
+	// values it would have inserted.
+	Upsert(table string, cols []string, key string, set []string) string
+	// Select reads cols of the row whose key column equals the parameter.
+	Select(table string, cols []string, key string) string
+	// TableExists is a query whose one row counts the tables named table
+	// (0 or 1).
+	TableExists(table string) string
+	// Vacuum rebuilds the database compactly ("" when the engine cannot).
+	Vacuum() string
+	// Checkpoint moves every committed change into the main database so
+	// that a reader that ignores the log sees them ("" when there is
+	// nothing to do).
+	Checkpoint() string
+}
+
+// SQLite is SQLite's dialect.
+var SQLite Dialect = sqlite{}
+
+type sqlite struct{}
+
+func (sqlite) Name() string { return "sqlite" }
+
+func (sqlite) Param(int) string { return "?" }
+
+// MaxParams is SQLITE_MAX_VARIABLE_NUMBER's default since 3.32.
+func (sqlite) MaxParams() int { return 32766 }
+
+func (d sqlite) Create(t Table) []string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + t.Name + "(")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name + " " + d.typeName(c.Type))
+		if c.PrimaryKey {
+			b.WriteString(" PRIMARY KEY")
+		}
+		if c.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+		if c.Unique {
+			b.WriteString(" UNIQUE")
+		}
+	}
+	b.WriteString(")")
+	out := []string{b.String()}
+	for _, ix := range t.Indexes {
+		u := ""
+		if ix.Unique {
+			u = "UNIQUE "
+		}
+		out = append(out, "CREATE "+u+"INDEX "+ix.Name+" ON "+t.Name+"("+strings.Join(ix.Columns, ",")+")")
+	}
+	return out
+}
+
+func (sqlite) typeName(t Type) string {
+	switch t {
+	case Int:
+		return "int"
+	case Integer:
+		return "INTEGER"
+	case Blob:
+		return "BLOB"
+	}
+	return "TEXT"
+}
+
+func (d sqlite) Insert(table string, cols []string, rows int) string {
+	return insert(d, table, cols, rows)
+}
+
+func (d sqlite) Update(table string, cols []string, key string) string {
+	var b strings.Builder
+	b.WriteString("UPDATE " + table + " SET ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c + " = " + d.Param(i+1))
+	}
+	b.WriteString(" WHERE " + key + " = " + d.Param(len(cols)+1))
+	return b.String()
+}
+
+func (d sqlite) Upsert(table string, cols []string, key string, set []string) string {
+	var b strings.Builder
+	b.WriteString(insert(d, table, cols, 1))
+	b.WriteString(" ON CONFLICT(" + key + ") DO UPDATE SET ")
+	for i, c := range set {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c + " = excluded." + c)
+	}
+	return b.String()
+}
+
+func (d sqlite) Select(table string, cols []string, key string) string {
+	return "SELECT " + strings.Join(cols, ",") + " FROM " + table + " WHERE " + key + " = " + d.Param(1)
+}
+
+func (sqlite) TableExists(table string) string {
+	return "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=" + Quote(table)
+}
+
+func (sqlite) Vacuum() string     { return "VACUUM" }
+func (sqlite) Checkpoint() string { return "PRAGMA wal_checkpoint(TRUNCATE)" }
+
+// insert renders a multi-row INSERT with d's placeholders, numbered
+// across the rows.
+func insert(d Dialect, table string, cols []string, rows int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + table + "(" + strings.Join(cols, ",") + ") VALUES ")
+	n := 0
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.WriteString(d.Param(n))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// Quote renders s as an SQL string literal.
+func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

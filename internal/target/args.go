@@ -1,0 +1,240 @@
+package target
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Kind is the type of a bound value.
+type Kind uint8
+
+// Kinds of values.
+const (
+	Null Kind = iota
+	Int
+	Float
+	Text
+	Blob
+)
+
+// Value is one typed argument.
+type Value struct {
+	Kind Kind
+	I    int64
+	F    float64
+	S    string
+	B    []byte
+}
+
+// Args are a statement's typed arguments. A worker keeps one Args and
+// refills it for every statement (Reset, then append), so binding
+// allocates nothing: direct clients bind each value by its kind, and
+// database/sql clients get interfaces that point into the Args (Values).
+// Strings and byte slices are referenced, not copied: they must stay
+// unchanged until the statement returns (every driver copies what it
+// binds).
+type Args struct {
+	v     []Value
+	boxed []any
+	err   error
+}
+
+// A returns Args holding vals (see Add), for statements off the hot path.
+func A(vals ...any) *Args {
+	a := &Args{}
+	for _, v := range vals {
+		a.Add(v)
+	}
+	return a
+}
+
+// Reset empties a for reuse.
+func (a *Args) Reset() {
+	a.v, a.err = a.v[:0], nil
+}
+
+// Len is the number of arguments.
+func (a *Args) Len() int {
+	if a == nil {
+		return 0
+	}
+	return len(a.v)
+}
+
+// At returns argument i (from 0).
+func (a *Args) At(i int) *Value { return &a.v[i] }
+
+// Int appends an integer.
+func (a *Args) Int(v int64) { a.v = append(a.v, Value{Kind: Int, I: v}) }
+
+// Float appends a float.
+func (a *Args) Float(v float64) { a.v = append(a.v, Value{Kind: Float, F: v}) }
+
+// Text appends a string.
+func (a *Args) Text(v string) { a.v = append(a.v, Value{Kind: Text, S: v}) }
+
+// Blob appends bytes.
+func (a *Args) Blob(v []byte) { a.v = append(a.v, Value{Kind: Blob, B: v}) }
+
+// Null appends NULL.
+func (a *Args) Null() { a.v = append(a.v, Value{Kind: Null}) }
+
+// Add appends a generated value: an int64, int, float64, string, []byte or
+// nil. Any other type makes binding fail with an error naming it.
+func (a *Args) Add(v any) {
+	switch x := v.(type) {
+	case int64:
+		a.Int(x)
+	case string:
+		a.Text(x)
+	case int:
+		a.Int(int64(x))
+	case []byte:
+		a.Blob(x)
+	case float64:
+		a.Float(x)
+	case nil:
+		a.Null()
+	default:
+		if a.err == nil {
+			a.err = fmt.Errorf("cannot bind a %T", v)
+		}
+		a.Null()
+	}
+}
+
+// Err reports a value Add could not take.
+func (a *Args) Err() error {
+	if a == nil {
+		return nil
+	}
+	return a.err
+}
+
+// Values returns the arguments as interfaces for database/sql. The
+// interfaces point into a (no value is copied or boxed on the heap): they
+// are valid until a is next changed.
+func (a *Args) Values() []any {
+	if a == nil || len(a.v) == 0 {
+		return nil
+	}
+	a.boxed = a.boxed[:0]
+	for i := range a.v {
+		v := &a.v[i]
+		var b any
+		switch v.Kind {
+		case Int:
+			b = BoxInt64(&v.I)
+		case Float:
+			b = box(float64Type, unsafe.Pointer(&v.F))
+		case Text:
+			b = BoxString(&v.S)
+		case Blob:
+			b = box(bytesType, unsafe.Pointer(&v.B))
+		}
+		a.boxed = append(a.boxed, b)
+	}
+	return a.boxed
+}
+
+// eface is the layout of an empty interface: type word, data pointer.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+var (
+	int64Type   = typeOf(int64(0))
+	float64Type = typeOf(float64(0))
+	stringType  = typeOf("")
+	bytesType   = typeOf([]byte(nil))
+)
+
+func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+// BoxString returns *p in an interface without copying it or allocating
+// the interface's box: the interface refers to *p, which must not change
+// while the interface is in use.
+func BoxString(p *string) any { return box(stringType, unsafe.Pointer(p)) }
+
+// BoxInt64 is BoxString for an int64.
+func BoxInt64(p *int64) any { return box(int64Type, unsafe.Pointer(p)) }
+
+// box builds an interface of type typ whose value lives at data, without
+// allocating. The value must not change while the interface is in use.
+// It depends on the runtime's layout of an empty interface; this file is
+// the one place that does.
+func box(typ, data unsafe.Pointer) any {
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ, e.data = typ, data
+	return v
+}
+
+// Binder binds parameters of a direct API's statement, numbered from 1.
+type Binder interface {
+	BindNull(i int) error
+	BindInt64(i int, v int64) error
+	BindFloat(i int, v float64) error
+	BindText(i int, v string) error
+	BindBlob(i int, v []byte) error
+}
+
+// Bind binds a's values to parameters 1..a.Len() of b.
+func Bind(b Binder, a *Args) error {
+	if err := a.Err(); err != nil {
+		return err
+	}
+	for i := 0; i < a.Len(); i++ {
+		v := &a.v[i]
+		var err error
+		switch v.Kind {
+		case Int:
+			err = b.BindInt64(i+1, v.I)
+		case Float:
+			err = b.BindFloat(i+1, v.F)
+		case Text:
+			err = b.BindText(i+1, v.S)
+		case Blob:
+			err = b.BindBlob(i+1, v.B)
+		default:
+			err = b.BindNull(i + 1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Columns reads the current row of a direct API's statement, columns
+// numbered from 0.
+type Columns interface {
+	ColumnInt64(i int) int64
+	ColumnFloat(i int) float64
+	ColumnText(i int) string
+	// AppendColumn appends the column's bytes (text or blob) to dst.
+	AppendColumn(i int, dst []byte) []byte
+}
+
+// Scan copies the current row of c into dest, which holds *int64, *int,
+// *float64, *string or *[]byte values (a *[]byte is refilled in place, so
+// a reused buffer allocates nothing).
+func Scan(c Columns, dest []any) error {
+	for i, d := range dest {
+		switch p := d.(type) {
+		case *int64:
+			*p = c.ColumnInt64(i)
+		case *int:
+			*p = int(c.ColumnInt64(i))
+		case *float64:
+			*p = c.ColumnFloat(i)
+		case *string:
+			*p = c.ColumnText(i)
+		case *[]byte:
+			*p = c.AppendColumn(i, (*p)[:0])
+		default:
+			return fmt.Errorf("cannot scan into %T", d)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,316 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"litebench/internal/engine"
+)
+
+// rawFake is a direct API that records what it is asked.
+type rawFake struct {
+	opened, closed int
+	failCommit     bool
+	scripts        []string // "conn#: SQL"
+	prepares       int
+	bound          []Value
+	quiet          bool // record nothing
+}
+
+func (f *rawFake) bind(v Value) error {
+	if !f.quiet {
+		f.bound = append(f.bound, v)
+	}
+	return nil
+}
+
+func (f *rawFake) open(engine.Endpoint) (RawConn, error) {
+	f.opened++
+	return &fakeConn{f: f, id: f.opened}, nil
+}
+
+type fakeConn struct {
+	f  *rawFake
+	id int
+}
+
+func (c *fakeConn) Prepare(q string) (RawStmt, error) {
+	c.f.prepares++
+	return &fakeStmt{f: c.f}, nil
+}
+
+func (c *fakeConn) ExecScript(q string) error {
+	if !c.f.quiet {
+		c.f.scripts = append(c.f.scripts, string(rune('0'+c.id))+": "+q)
+	}
+	if q == "COMMIT" && c.f.failCommit {
+		return errors.New("database is locked")
+	}
+	return nil
+}
+
+func (c *fakeConn) Close() error { c.f.closed++; return nil }
+
+// fakeStmt returns two rows, (7, "seven") and (8, "eight").
+type fakeStmt struct {
+	f    *rawFake
+	step int
+}
+
+func (s *fakeStmt) BindNull(i int) error {
+	return s.f.bind(Value{Kind: Null})
+}
+func (s *fakeStmt) BindInt64(i int, v int64) error {
+	return s.f.bind(Value{Kind: Int, I: v})
+}
+func (s *fakeStmt) BindFloat(i int, v float64) error {
+	return s.f.bind(Value{Kind: Float, F: v})
+}
+func (s *fakeStmt) BindText(i int, v string) error {
+	return s.f.bind(Value{Kind: Text, S: v})
+}
+func (s *fakeStmt) BindBlob(i int, v []byte) error {
+	return s.f.bind(Value{Kind: Blob, B: v})
+}
+func (s *fakeStmt) ColumnInt64(i int) int64   { return int64(6 + s.step) }
+func (s *fakeStmt) ColumnFloat(i int) float64 { return 0.5 }
+func (s *fakeStmt) ColumnText(i int) string   { return [...]string{"", "seven", "eight"}[s.step] }
+func (s *fakeStmt) AppendColumn(i int, dst []byte) []byte {
+	return append(dst, s.ColumnText(i)...)
+}
+func (s *fakeStmt) Step() (bool, error) { s.step++; return s.step <= 2, nil }
+func (s *fakeStmt) Reset() error        { s.step = 0; return nil }
+func (s *fakeStmt) Close() error        { return nil }
+
+func openFake(t *testing.T, f *rawFake, p PoolOptions) *directDB {
+	t.Helper()
+	d, err := openDirect(f.open, engine.Endpoint{DSN: "file:x", Init: []string{"PRAGMA a = 1"}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The pool never has more than MaxOpen connections out: a borrow beyond
+// waits (and gives up with its context), and a returned one is reused.
+func TestDirectPoolSemaphore(t *testing.T) {
+	f := &rawFake{}
+	d := openFake(t, f, PoolOptions{MaxOpen: 2})
+	ctx := context.Background()
+	tx1, err := d.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx2, err := d.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := d.Begin(cancelled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("third borrow of a pool of 2: %v", err)
+	}
+	if err := d.Exec(cancelled, "SELECT 1", nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("exec past the pool size: %v", err)
+	}
+	if err := tx1.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Exec(ctx, "SELECT 1", nil); err != nil {
+		t.Fatal(err)
+	}
+	tx2.Rollback()
+	if d.OpenedConns() != 2 || f.opened != 2 {
+		t.Errorf("opened %d connections (%d), want 2", d.OpenedConns(), f.opened)
+	}
+	// Every new connection ran the endpoint's init first.
+	if f.scripts[0] != "1: PRAGMA a = 1" || f.scripts[2] != "2: PRAGMA a = 1" {
+		t.Errorf("scripts %q", f.scripts)
+	}
+	d.Close()
+	if f.closed != 2 {
+		t.Errorf("closed %d of 2 connections", f.closed)
+	}
+	if err := d.Exec(ctx, "SELECT 1", nil); err == nil {
+		t.Error("exec on a closed pool")
+	}
+}
+
+// Under conn-per-op no connection outlives its operation.
+func TestDirectPoolConnPerOp(t *testing.T) {
+	f := &rawFake{}
+	d := openFake(t, f, PoolOptions{ConnPerOp: true})
+	ctx := context.Background()
+	st, err := d.Prepare(ctx, "INSERT INTO t VALUES (?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := st.Exec(ctx, A(int64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.opened != 4 || f.closed != 4 || len(d.idle) != 0 {
+		t.Errorf("opened %d, closed %d, idle %d: want 4, 4, 0", f.opened, f.closed, len(d.idle))
+	}
+	if f.prepares != 4 {
+		t.Errorf("prepared %d times, want once per connection (4)", f.prepares)
+	}
+}
+
+// A failed COMMIT rolls back, so the connection goes back to the pool
+// clean and is reused.
+func TestDirectFailedCommitRollsBack(t *testing.T) {
+	f := &rawFake{failCommit: true}
+	d := openFake(t, f, PoolOptions{TxImmediate: true})
+	ctx := context.Background()
+	tx, err := d.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Exec(ctx, "INSERT INTO t VALUES (1)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err == nil {
+		t.Fatal("commit succeeded")
+	}
+	if err := tx.Exec(ctx, "INSERT INTO t VALUES (2)", nil); !errors.Is(err, errTxDone) {
+		t.Errorf("exec after the end: %v", err)
+	}
+	f.failCommit = false
+	tx, err = d.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1: PRAGMA a = 1", "1: BEGIN IMMEDIATE", "1: INSERT INTO t VALUES (1)", "1: COMMIT", "1: ROLLBACK", "1: BEGIN IMMEDIATE", "1: COMMIT"}
+	if !reflect.DeepEqual(f.scripts, want) {
+		t.Errorf("scripts\n%q\nwant\n%q", f.scripts, want)
+	}
+	if f.opened != 1 {
+		t.Errorf("opened %d connections, want 1", f.opened)
+	}
+}
+
+func TestDirectBindsAndScans(t *testing.T) {
+	f := &rawFake{}
+	d := openFake(t, f, PoolOptions{})
+	ctx := context.Background()
+	st, _ := d.Prepare(ctx, "SELECT ?")
+	var n int64
+	var s string
+	var b []byte
+	var got []string
+	err := st.Query(ctx, A(int64(1), "x", []byte("y"), 2.5, nil), func(r Row) error {
+		if err := r.Scan(&n, &s, &b); err != nil {
+			return err
+		}
+		got = append(got, s+"/"+string(b)+"/"+string(rune('0'+n)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "seven/seven/7,eight/eight/8" {
+		t.Errorf("rows %q", got)
+	}
+	want := []Value{{Kind: Int, I: 1}, {Kind: Text, S: "x"}, {Kind: Blob, B: []byte("y")}, {Kind: Float, F: 2.5}, {Kind: Null}}
+	if !reflect.DeepEqual(f.bound, want) {
+		t.Errorf("bound %+v", f.bound)
+	}
+	if err := st.Exec(ctx, A(struct{}{})); err == nil || !strings.Contains(err.Error(), "cannot bind a struct {}") {
+		t.Errorf("binding a struct: %v", err)
+	}
+	if err := d.Query(ctx, "SELECT 1", nil, func(r Row) error { var c chan int; return r.Scan(&c) }); err == nil {
+		t.Error("scan into a channel")
+	}
+}
+
+// A transaction's statement must come from its own pool; one from another
+// is an error, not a panic.
+func TestTxStmtRejectsForeignStatements(t *testing.T) {
+	ctx := context.Background()
+	a, b := openFake(t, &rawFake{}, PoolOptions{}), openFake(t, &rawFake{}, PoolOptions{})
+	st, _ := b.Prepare(ctx, "SELECT 1")
+	tx, _ := a.Begin(ctx)
+	defer tx.Rollback()
+	if _, err := tx.Stmt(st); !errors.Is(err, errForeign) {
+		t.Errorf("foreign statement: %v", err)
+	}
+	if _, err := (sqlTx{}).Stmt(st); !errors.Is(err, errForeign) {
+		t.Errorf("foreign statement in a database/sql transaction: %v", err)
+	}
+	own, _ := a.Prepare(ctx, "SELECT 1")
+	s1, err := tx.Stmt(own)
+	s2, _ := tx.Stmt(own)
+	if err != nil || s1 != s2 {
+		t.Errorf("own statement: %v, bound twice as %p and %p", err, s1, s2)
+	}
+}
+
+// Binding and running a prepared statement, alone or in a transaction,
+// allocates nothing once the connection has prepared it.
+func TestDirectHotPathAllocatesNothing(t *testing.T) {
+	d := openFake(t, &rawFake{quiet: true}, PoolOptions{MaxOpen: 4})
+	ctx := context.Background()
+	st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?)")
+	var a Args
+	var n int64
+	buf := make([]byte, 0, 16)
+	dest := []any{&n, &buf} // a reused row sink
+	scan := func(r Row) error { return r.Scan(dest...) }
+	allocs := testing.AllocsPerRun(200, func() {
+		a.Reset()
+		a.Int(42)
+		a.Text("forty-two")
+		if err := st.Exec(ctx, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Query(ctx, &a, scan); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := d.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := tx.Stmt(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts.Exec(ctx, &a)
+		tx.Commit()
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per operation, want 0", allocs)
+	}
+}
+
+// Values points into the Args: database/sql gets the values without
+// boxing them on the heap.
+func TestArgsValues(t *testing.T) {
+	a := A(int64(1<<40), "text", []byte("blob"), 1.5, nil, 7)
+	want := []any{int64(1 << 40), "text", []byte("blob"), 1.5, nil, int64(7)}
+	if got := a.Values(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Values %#v", got)
+	}
+	var b Args
+	allocs := testing.AllocsPerRun(100, func() {
+		b.Reset()
+		b.Int(1 << 40)
+		b.Text("text")
+		if v := b.Values(); len(v) != 2 {
+			t.Fatal(v)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations, want 0", allocs)
+	}
+	if (*Args)(nil).Values() != nil || (*Args)(nil).Len() != 0 {
+		t.Error("nil Args are not empty")
+	}
+}
