@@ -36,7 +36,10 @@ type Value struct {
 type Args struct {
 	v     []Value
 	boxed []any
-	err   error
+	// raw, when set (Boxed), holds the values as they were generated;
+	// database/sql clients take it as it is, direct clients unbox it.
+	raw []any
+	err error
 }
 
 // A returns Args holding vals (see Add), for statements off the hot path.
@@ -50,7 +53,28 @@ func A(vals ...any) *Args {
 
 // Reset empties a for reuse.
 func (a *Args) Reset() {
-	a.v, a.err = a.v[:0], nil
+	a.v, a.err, a.raw = a.v[:0], nil, nil
+}
+
+// Boxed makes a hold vals, values as generated (see Add), without
+// converting them: a database/sql client passes them on as they are (the
+// insert path, where every row's values are already interfaces), a direct
+// client converts them when it binds. vals must not change until the
+// statement returns.
+func (a *Args) Boxed(vals []any) {
+	a.v, a.err, a.raw = a.v[:0], nil, vals
+}
+
+// unbox turns raw values into typed ones.
+func (a *Args) unbox() {
+	if a == nil || a.raw == nil {
+		return
+	}
+	raw := a.raw
+	a.raw = nil
+	for _, v := range raw {
+		a.Add(v)
+	}
 }
 
 // Len is the number of arguments.
@@ -58,26 +82,32 @@ func (a *Args) Len() int {
 	if a == nil {
 		return 0
 	}
+	if a.raw != nil {
+		return len(a.raw)
+	}
 	return len(a.v)
 }
 
 // At returns argument i (from 0).
-func (a *Args) At(i int) *Value { return &a.v[i] }
+func (a *Args) At(i int) *Value {
+	a.unbox()
+	return &a.v[i]
+}
 
 // Int appends an integer.
-func (a *Args) Int(v int64) { a.v = append(a.v, Value{Kind: Int, I: v}) }
+func (a *Args) Int(v int64) { a.unbox(); a.v = append(a.v, Value{Kind: Int, I: v}) }
 
 // Float appends a float.
-func (a *Args) Float(v float64) { a.v = append(a.v, Value{Kind: Float, F: v}) }
+func (a *Args) Float(v float64) { a.unbox(); a.v = append(a.v, Value{Kind: Float, F: v}) }
 
 // Text appends a string.
-func (a *Args) Text(v string) { a.v = append(a.v, Value{Kind: Text, S: v}) }
+func (a *Args) Text(v string) { a.unbox(); a.v = append(a.v, Value{Kind: Text, S: v}) }
 
 // Blob appends bytes.
-func (a *Args) Blob(v []byte) { a.v = append(a.v, Value{Kind: Blob, B: v}) }
+func (a *Args) Blob(v []byte) { a.unbox(); a.v = append(a.v, Value{Kind: Blob, B: v}) }
 
 // Null appends NULL.
-func (a *Args) Null() { a.v = append(a.v, Value{Kind: Null}) }
+func (a *Args) Null() { a.unbox(); a.v = append(a.v, Value{Kind: Null}) }
 
 // Add appends a generated value: an int64, int, float64, string, []byte or
 // nil. Any other type makes binding fail with an error naming it.
@@ -108,6 +138,8 @@ func (a *Args) Err() error {
 	if a == nil {
 		return nil
 	}
+	// Raw values are not checked here: database/sql checks what it is
+	// given, and a direct client unboxes (and so checks) before binding.
 	return a.err
 }
 
@@ -115,7 +147,13 @@ func (a *Args) Err() error {
 // interfaces point into a (no value is copied or boxed on the heap): they
 // are valid until a is next changed.
 func (a *Args) Values() []any {
-	if a == nil || len(a.v) == 0 {
+	if a == nil {
+		return nil
+	}
+	if a.raw != nil {
+		return a.raw
+	}
+	if len(a.v) == 0 {
 		return nil
 	}
 	a.boxed = a.boxed[:0]
@@ -181,6 +219,7 @@ type Binder interface {
 
 // Bind binds a's values to parameters 1..a.Len() of b.
 func Bind(b Binder, a *Args) error {
+	a.unbox()
 	if err := a.Err(); err != nil {
 		return err
 	}

@@ -336,9 +336,6 @@ func (w *inserter) exec(ctx context.Context, i int64, k int) error {
 	if err != nil {
 		return err
 	}
-	w.args.Reset()
-	for _, v := range w.src.Args(i, k) {
-		w.args.Add(v)
-	}
+	w.args.Boxed(w.src.Args(i, k))
 	return w.w.Exec(ctx, st, &w.args)
 }
