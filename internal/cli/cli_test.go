@@ -16,6 +16,7 @@ import (
 
 	"litebench/internal/own"
 	"litebench/internal/results"
+	resultstore "litebench/internal/store"
 	"litebench/internal/target"
 )
 
@@ -316,7 +317,7 @@ func TestInterruptSavesPartialRun(t *testing.T) {
 	if o.code != ExitInterrupted {
 		t.Fatalf("exit %d, want 130: %s", o.code, o.err)
 	}
-	s, err := results.OpenStoreReadOnly(store)
+	s, err := resultstore.OpenReadOnly(store)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"litebench/internal/results"
 	"litebench/internal/runner"
 	"litebench/internal/settings"
+	"litebench/internal/store"
 	"litebench/internal/workload"
 )
 
@@ -114,7 +115,7 @@ func (c *common) confine(ctx context.Context) error {
 	fmt.Fprintf(inv.errw, "%s %s: %s\n", r.Label, status, msg)
 	rs := []*results.Result{r}
 	if !c.noStore {
-		s, err := results.OpenStore(c.store)
+		s, err := store.Open(c.store)
 		if err != nil {
 			return err
 		}

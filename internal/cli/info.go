@@ -16,6 +16,7 @@ import (
 	"litebench/internal/report"
 	"litebench/internal/results"
 	"litebench/internal/settings"
+	"litebench/internal/store"
 	"litebench/internal/target"
 	"litebench/internal/units"
 	"litebench/internal/workload"
@@ -112,12 +113,12 @@ SYNOPSIS
     litebench runs [--store FILE] [--limit N]
 `)
 	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
-	store := fs.String("store", "litebench.db", "results store file")
+	storePath := fs.String("store", "litebench.db", "results store file")
 	limit := fs.Int("limit", 50, "show at most N runs (0 = all)")
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}
-	s, err := results.OpenStoreReadOnly(*store)
+	s, err := store.OpenReadOnly(*storePath)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -148,7 +149,7 @@ DESCRIPTION
     output format: table, markdown, csv, json, benchfmt.
 `)
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	store := fs.String("store", "litebench.db", "results store file")
+	storePath := fs.String("store", "litebench.db", "results store file")
 	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt")
 	last := fs.Bool("last", false, "show the newest sweep")
 	if err := parse(fs, args, out, help); err != nil {
@@ -160,7 +161,7 @@ DESCRIPTION
 	if fs.NArg() == 0 && !*last {
 		return usagef("show: name a run or sweep id (see 'litebench runs'), or pass --last")
 	}
-	s, err := results.OpenStoreReadOnly(*store)
+	s, err := store.OpenReadOnly(*storePath)
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -21,6 +21,7 @@ import (
 	"litebench/internal/own"
 	"litebench/internal/own/owntest"
 	"litebench/internal/results"
+	resultstore "litebench/internal/store"
 	"litebench/internal/target"
 )
 
@@ -351,7 +352,7 @@ func TestKilledRunIsLostAndItsTempDirCleaned(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(tmp, "litebench-*")); len(left) != 0 {
 		t.Errorf("temp dirs left: %v", left)
 	}
-	s, err := results.OpenStoreReadOnly(store)
+	s, err := resultstore.OpenReadOnly(store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +384,7 @@ func TestConcurrentRunsShareANewStore(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	s, err := results.OpenStoreReadOnly(store)
+	s, err := resultstore.OpenReadOnly(store)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,12 @@ import (
 	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
+	"litebench/internal/store"
 )
 
 // loadRuns reads runs by id (run, sweep or unique prefix), or the newest
 // sweep with last.
-func loadRuns(s *results.Store, ids []string, last bool) ([]*results.Result, error) {
+func loadRuns(s *store.Store, ids []string, last bool) ([]*results.Result, error) {
 	var rs []*results.Result
 	if last {
 		got, err := s.LastSweep()
@@ -38,7 +39,7 @@ func loadRuns(s *results.Store, ids []string, last bool) ([]*results.Result, err
 }
 
 // selectRuns is every stored run oldest first (all), or loadRuns.
-func selectRuns(s *results.Store, ids []string, last, all bool) ([]*results.Result, error) {
+func selectRuns(s *store.Store, ids []string, last, all bool) ([]*results.Result, error) {
 	if !all {
 		return loadRuns(s, ids, last)
 	}
@@ -86,7 +87,7 @@ FLAGS
     --format F       table, markdown, csv
 `)
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	store := fs.String("store", "litebench.db", "results store")
+	storePath := fs.String("store", "litebench.db", "results store")
 	format := fs.String("format", "table", "table, markdown, csv")
 	where := fs.String("where", "", "side A: key=value,...")
 	vs := fs.String("vs", "", "side B: key=value,...")
@@ -106,7 +107,7 @@ FLAGS
 	if *where == "" && fs.NArg() != 2 {
 		return usagef("compare: give two run or sweep ids, or --where K=V --vs K=V (see 'litebench compare --help')")
 	}
-	s, err := results.OpenStoreReadOnly(*store)
+	s, err := store.OpenReadOnly(*storePath)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -164,7 +165,7 @@ DESCRIPTION
     reported together.
 `)
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	store := fs.String("store", "litebench.db", "results store")
+	storePath := fs.String("store", "litebench.db", "results store")
 	last := fs.Bool("last", false, "the newest sweep")
 	all := fs.Bool("all", false, "every stored run")
 	if err := parse(fs, args, out, help); err != nil {
@@ -173,7 +174,7 @@ DESCRIPTION
 	if fs.NArg() == 0 && !*last && !*all {
 		return usagef("export: name runs or sweeps, or pass --last or --all")
 	}
-	s, err := results.OpenStoreReadOnly(*store)
+	s, err := store.OpenReadOnly(*storePath)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -217,7 +218,7 @@ DESCRIPTION
     imported ones and says how many it replaced.
 `)
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	store := fs.String("store", "litebench.db", "results store")
+	storePath := fs.String("store", "litebench.db", "results store")
 	replace := fs.Bool("replace", false, "replace stored runs that have the same run id")
 	if err := parse(fs, args, out, help); err != nil {
 		return err
@@ -225,10 +226,10 @@ DESCRIPTION
 	if fs.NArg() == 0 {
 		return usagef("import: name a file of runs from 'litebench export' (- for stdin)")
 	}
-	if dir := filepath.Dir(*store); !isDir(dir) {
-		return usagef("--store %s: directory %s does not exist", *store, dir)
+	if dir := filepath.Dir(*storePath); !isDir(dir) {
+		return usagef("--store %s: directory %s does not exist", *storePath, dir)
 	}
-	exists, err := own.Check(*store, own.Store)
+	exists, err := own.Check(*storePath, own.Store)
 	if err != nil {
 		return usagef("--store: %v", err)
 	}
@@ -277,7 +278,7 @@ DESCRIPTION
 		for i, r := range rs {
 			ids[i] = r.RunID
 		}
-		s, err := results.OpenStoreReadOnly(*store)
+		s, err := store.OpenReadOnly(*storePath)
 		if err != nil {
 			return usageError{err.Error()}
 		}
@@ -288,20 +289,20 @@ DESCRIPTION
 		}
 		for _, r := range rs {
 			if have[r.RunID] {
-				return usagef("import: %s: run %s is already in %s; pass --replace to replace stored runs", where[r.RunID], r.RunID, *store)
+				return usagef("import: %s: run %s is already in %s; pass --replace to replace stored runs", where[r.RunID], r.RunID, *storePath)
 			}
 		}
 	}
-	s, err := results.OpenStore(*store)
+	s, err := store.Open(*storePath)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	replaced, err := s.Import(rs, *replace)
-	var dup *results.DuplicateError
+	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
 		// Stored by another process since the check above.
-		return usagef("import: %s: run %s is already in %s; pass --replace to replace stored runs", where[dup.RunID], dup.RunID, *store)
+		return usagef("import: %s: run %s is already in %s; pass --replace to replace stored runs", where[dup.RunID], dup.RunID, *storePath)
 	}
 	if err != nil {
 		return err
@@ -398,7 +399,7 @@ FLAGS
     --store FILE   results store (default litebench.db)
 `)
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	store := fs.String("store", "litebench.db", "results store")
+	storePath := fs.String("store", "litebench.db", "results store")
 	outPath := fs.String("o", "litebench-report.html", "output file")
 	title := fs.String("title", "", "page title")
 	last := fs.Bool("last", false, "the newest sweep")
@@ -409,7 +410,7 @@ FLAGS
 	if err := checkReportPath("-o", *outPath); err != nil {
 		return err
 	}
-	s, err := results.OpenStoreReadOnly(*store)
+	s, err := store.OpenReadOnly(*storePath)
 	if err != nil {
 		return usageError{err.Error()}
 	}

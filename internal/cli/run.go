@@ -18,6 +18,7 @@ import (
 	"litebench/internal/results"
 	"litebench/internal/runner"
 	"litebench/internal/settings"
+	"litebench/internal/store"
 	"litebench/internal/target"
 	"litebench/internal/workload"
 )
@@ -97,7 +98,7 @@ type plan struct {
 	specs   []sweep.Cell
 	dir     string
 	tempDir bool
-	store   *results.Store
+	store   *store.Store
 	c       *common
 	// dbPath is --db; dbLock holds it for the whole plan.
 	dbPath string
@@ -224,7 +225,7 @@ func (p *plan) create() error {
 		p.dir = p.c.dir
 	}
 	if !p.c.noStore {
-		s, err := results.OpenStore(p.c.store)
+		s, err := store.Open(p.c.store)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"litebench/internal/limits"
 	"litebench/internal/results"
+	resultstore "litebench/internal/store"
 )
 
 // stopBound is how long a command may take to return after Ctrl-C in
@@ -60,7 +61,7 @@ func cancelAfter(t *testing.T, mark string, delay time.Duration, args ...string)
 // storedRuns returns every run in the store at path.
 func storedRuns(t *testing.T, path string) []*results.Result {
 	t.Helper()
-	s, err := results.OpenStoreReadOnly(path)
+	s, err := resultstore.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func bigStore(t *testing.T, dir string, n int) string {
 		t.Fatalf("exit %d: %s", o.code, o.err)
 	}
 	rs := storedRuns(t, store)
-	s, err := results.OpenStore(store)
+	s, err := resultstore.Open(store)
 	if err != nil {
 		t.Fatal(err)
 	}

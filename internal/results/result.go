@@ -29,6 +29,12 @@ const (
 	StatusOK          = "ok"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	// StatusRunning: a run's record written at its start; its process is
+	// still running.
+	StatusRunning = "running"
+	// StatusLost: the run's process died (killed, out of memory, power
+	// cut) before the run ended.
+	StatusLost = "lost"
 )
 
 // Names of metrics that reports look for by name.

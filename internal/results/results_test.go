@@ -3,8 +3,6 @@ package results
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/own"
 	"litebench/internal/units"
 )
 
@@ -232,127 +229,4 @@ func TestUpgradeSchema1Figures(t *testing.T) {
 		return
 	}
 	t.Fatal("no scan in the fixture")
-}
-
-// A store written by schema-1 litebench opens, its runs upgraded; new runs
-// saved beside them read back as they were.
-func TestStoreOfSchema1(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
-	copyFile(t, filepath.Join("testdata", "schema1-store.db"), path)
-	ro, err := OpenStoreReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := ro.List(0)
-	ro.Close()
-	if err != nil || len(old) != 2 {
-		t.Fatalf("list: %v, %d runs", err, len(old))
-	}
-	for _, r := range old {
-		if r.Schema != SchemaVersion || r.Headline().Unit == "" {
-			t.Errorf("%s not upgraded: %+v", r.RunID, r.Headline())
-		}
-	}
-	s, err := OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Save(sample("sw1.1")); err != nil {
-		t.Fatal(err)
-	}
-	all, err := s.List(0)
-	if err != nil || len(all) != 3 {
-		t.Fatalf("list: %v, %d runs", err, len(all))
-	}
-	got, err := s.Get("sw1.1")
-	if err != nil || !reflect.DeepEqual(got[0], sample("sw1.1")) {
-		t.Errorf("saved run differs: %v", err)
-	}
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestStoreSaveGetList(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := OpenStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Save(sample("sw1.1")); err != nil {
-		t.Fatal(err)
-	}
-	r2 := sample("sw1.2")
-	r2.Status = StatusInterrupted
-	if err := s.Save(r2); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if ok, err := own.Check(path, own.Store); !ok || err != nil {
-		t.Fatalf("store not marked: %v", err)
-	}
-	ro, err := OpenStoreReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	got, err := ro.Get("sw1")
-	if err != nil || len(got) != 2 {
-		t.Fatalf("sweep get: %v %d", err, len(got))
-	}
-	if !reflect.DeepEqual(got[0], sample("sw1.1")) {
-		t.Error("stored run differs from the saved one")
-	}
-	one, err := ro.Get("sw1.2")
-	if err != nil || len(one) != 1 || one[0].Status != StatusInterrupted {
-		t.Fatalf("run get: %v", err)
-	}
-	if _, err := ro.Get("nope"); err == nil {
-		t.Error("missing id found")
-	}
-	last, err := ro.LastSweep()
-	if err != nil || len(last) != 2 {
-		t.Errorf("last sweep: %v %d", err, len(last))
-	}
-}
-
-func TestStoreRefusesForeignFiles(t *testing.T) {
-	dir := t.TempDir()
-	text := filepath.Join(dir, "notes.txt")
-	os.WriteFile(text, []byte("hello, this is not a database at all, not even close to one, really...............................................!"), 0o644)
-	before, _ := os.ReadFile(text)
-	if _, err := OpenStore(text); !errors.Is(err, own.ErrNotOurs) {
-		t.Errorf("text file: %v", err)
-	}
-	after, _ := os.ReadFile(text)
-	if !bytes.Equal(before, after) {
-		t.Error("foreign file modified")
-	}
-	// A bench database is litebench's, but not a store.
-	bench := filepath.Join(dir, "bench.db")
-	s, err := OpenStore(bench)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if _, err := own.Check(bench, own.Bench(func(string) bool { return true })); !errors.Is(err, own.ErrNotOurs) {
-		t.Errorf("store accepted as bench db: %v", err)
-	}
 }

@@ -1,4 +1,9 @@
-package results
+// Package store keeps runs in a SQLite file: created whole and linked
+// into place, shared by any number of litebench processes, each run
+// recorded as running when it starts so that one whose process died shows
+// as lost. It is the one package of the results model that links a SQLite
+// driver.
+package store
 
 import (
 	"context"
@@ -6,7 +11,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -14,16 +18,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"litebench/internal/own"
-)
-
-// Statuses the store gives runs besides the ones a run ends with.
-const (
-	// StatusRunning: the run's row was written at its start and its
-	// process is still running.
-	StatusRunning = "running"
-	// StatusLost: the run's process died (killed, out of memory, power
-	// cut) before the run ended: its lock is gone.
-	StatusLost = "lost"
+	"litebench/internal/results"
 )
 
 // Store keeps runs in a SQLite file. Any number of processes may append
@@ -88,7 +83,7 @@ const busy = "_busy_timeout=10000"
 // does not exist. A new store is made whole under a temporary name and
 // linked into place (own.Create), so a kill at any instant leaves no store
 // or a valid one, and processes creating it at once are serialised.
-func OpenStore(path string) (*Store, error) {
+func Open(path string) (*Store, error) {
 	err := own.Create(path, own.Store, 30*time.Second, func(tmp string) error {
 		db := openDB(tmp, "_txlock=immediate")
 		_, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d; PRAGMA journal_mode = WAL;", own.StoreAppID, schemaVersion) + schema)
@@ -144,7 +139,7 @@ func (s *Store) migrate() error {
 // OpenStoreReadOnly opens an existing store without creating or changing
 // anything: no -shm or -wal is created beside it, and it stays
 // byte-identical.
-func OpenStoreReadOnly(path string) (*Store, error) {
+func OpenReadOnly(path string) (*Store, error) {
 	s := &Store{path: path, readOnly: true}
 	if err := s.openReadOnly(); err != nil {
 		return nil, err
@@ -220,31 +215,31 @@ func (s *Store) Close() error { return s.db.Close() }
 const insert = `INSERT OR REPLACE INTO runs(run_id, sweep_id, started_at, workload, target, status, rows, elapsed_seconds, rows_per_second, result, owner_pid, owner_host, owner_lock)
 	VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
-func args(r *Result, b []byte) []any {
+func args(r *results.Result, b []byte) []any {
 	return []any{r.RunID, r.SweepID, r.StartedAt.UTC().Format(time.RFC3339Nano), r.Workload, r.Target, r.Status, r.Rows, r.Elapsed, r.RowsPerSecond, string(b)}
 }
 
 // Begin records r (a run about to start) as running, owned by this
 // process: should the process die before Save, readers show it as lost.
 // A nil store records nothing.
-func (s *Store) Begin(r *Result) error {
+func (s *Store) Begin(r *results.Result) error {
 	if s == nil {
 		return nil
 	}
-	b, err := MarshalJSONLine(r)
+	b, err := results.MarshalJSONLine(r)
 	if err != nil {
 		return err
 	}
 	host, _ := os.Hostname()
 	a := args(r, b)
-	a[5] = StatusRunning
+	a[5] = results.StatusRunning
 	_, err = s.db.Exec(insert, append(a, os.Getpid(), host, s.lock)...)
 	return err
 }
 
 // Save records r as ended, replacing its row from Begin.
-func (s *Store) Save(r *Result) error {
-	b, err := MarshalJSONLine(r)
+func (s *Store) Save(r *results.Result) error {
+	b, err := results.MarshalJSONLine(r)
 	if err != nil {
 		return err
 	}
@@ -281,7 +276,7 @@ func (e *DuplicateError) Error() string {
 // Import adds rs in one transaction: all or nothing. A run whose id is in
 // the store is an error (*DuplicateError) unless replace is set; it
 // returns how many runs it replaced.
-func (s *Store) Import(rs []*Result, replace bool) (replaced int, err error) {
+func (s *Store) Import(rs []*results.Result, replace bool) (replaced int, err error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return 0, err
@@ -298,7 +293,7 @@ func (s *Store) Import(rs []*Result, replace bool) (replaced int, err error) {
 			}
 			replaced++
 		}
-		b, err := MarshalJSONLine(r)
+		b, err := results.MarshalJSONLine(r)
 		if err != nil {
 			return 0, err
 		}
@@ -309,72 +304,9 @@ func (s *Store) Import(rs []*Result, replace bool) (replaced int, err error) {
 	return replaced, tx.Commit()
 }
 
-// Validate checks a run read from outside the store (an import): the
-// fields every run has, a status from the known set, counts that are not
-// negative and numbers that are finite.
-func Validate(r *Result) error {
-	switch {
-	case strings.TrimSpace(r.RunID) == "":
-		return errors.New("run_id is empty")
-	case strings.TrimSpace(r.Workload) == "":
-		return errors.New("workload is empty")
-	case strings.TrimSpace(r.Target) == "":
-		return errors.New("target is empty")
-	case r.StartedAt.IsZero():
-		return errors.New("started_at is missing")
-	}
-	switch r.Status {
-	case StatusOK, StatusFailed, StatusInterrupted, StatusLost:
-	case StatusRunning:
-		return errors.New("status running: the run had not ended when it was exported; export it again once it has")
-	default:
-		return fmt.Errorf("status %q: want ok, failed, interrupted or lost", r.Status)
-	}
-	bad := func(name string, v float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return fmt.Errorf("%s is %v: want a finite number, not negative", name, v)
-		}
-		return nil
-	}
-	count := func(name string, n int64) error {
-		if n < 0 {
-			return fmt.Errorf("%s is %d: want 0 or more", name, n)
-		}
-		return nil
-	}
-	errs := []error{count("count", r.Rows), count("repeat", int64(r.Repeat)), bad("elapsed_seconds", r.Elapsed)}
-	for _, m := range r.Metrics {
-		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-			errs = append(errs, fmt.Errorf("metric %s is %v: want a finite number", m.Name, m.Value))
-		}
-	}
-	for _, o := range r.Ops {
-		errs = append(errs, count("ops "+o.Name+" count", o.Count), count("ops "+o.Name+" retries", o.Retries),
-			count("ops "+o.Name+" late", o.Late), count("ops "+o.Name+" overrun", o.Overrun))
-		for k, n := range o.Errors {
-			errs = append(errs, count("ops "+o.Name+" errors "+k, n))
-		}
-		for k, v := range o.Service {
-			errs = append(errs, bad("ops "+o.Name+" service "+k, v))
-		}
-		for k, v := range o.Response {
-			errs = append(errs, bad("ops "+o.Name+" response "+k, v))
-		}
-	}
-	for i, p := range r.Series {
-		errs = append(errs, count(fmt.Sprintf("series[%d] rows", i), p.Rows), bad(fmt.Sprintf("series[%d] t", i), p.T))
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Get returns the run with id, or a sweep's runs when id is a sweep id.
 // A unique prefix of a run id is accepted.
-func (s *Store) Get(id string) ([]*Result, error) {
+func (s *Store) Get(id string) ([]*results.Result, error) {
 	rs, err := s.query(`WHERE run_id = ? OR sweep_id = ? ORDER BY started_at, run_id`, id, id)
 	if err != nil || len(rs) > 0 {
 		return rs, err
@@ -393,7 +325,7 @@ func (s *Store) Get(id string) ([]*Result, error) {
 }
 
 // List returns the newest runs first, at most limit (0 = all).
-func (s *Store) List(limit int) ([]*Result, error) {
+func (s *Store) List(limit int) ([]*results.Result, error) {
 	q := `ORDER BY started_at DESC, run_id DESC`
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
@@ -402,7 +334,7 @@ func (s *Store) List(limit int) ([]*Result, error) {
 }
 
 // LastSweep returns the runs of the newest sweep.
-func (s *Store) LastSweep() ([]*Result, error) {
+func (s *Store) LastSweep() ([]*results.Result, error) {
 	var sweep string
 	err := s.read(func() error {
 		return s.db.QueryRow(`SELECT sweep_id FROM runs ORDER BY started_at DESC LIMIT 1`).Scan(&sweep)
@@ -422,13 +354,13 @@ func (s *Store) SetContext(ctx context.Context) { s.ctx = ctx }
 
 // query reads the runs the clause selects. A row still marked running
 // whose process is gone (its lock free) is returned as lost.
-func (s *Store) query(clause string, args ...any) ([]*Result, error) {
+func (s *Store) query(clause string, args ...any) ([]*results.Result, error) {
 	owner := "owner_host, owner_lock"
 	if s.version < 2 {
 		owner = "NULL, NULL"
 	}
 	host, _ := os.Hostname()
-	var out []*Result
+	var out []*results.Result
 	err := s.read(func() error {
 		out = out[:0]
 		ctx := s.ctx
@@ -446,13 +378,13 @@ func (s *Store) query(clause string, args ...any) ([]*Result, error) {
 			if err := rows.Scan(&b, &status, &ownerHost, &lock); err != nil {
 				return err
 			}
-			r, err := UnmarshalJSONLine([]byte(b))
+			r, err := results.UnmarshalJSONLine([]byte(b))
 			if err != nil {
 				return err
 			}
 			r.Status = status
-			if status == StatusRunning && (!lock.Valid || ownerHost.String == host && !own.Alive(lock.String)) {
-				r.Status = StatusLost
+			if status == results.StatusRunning && (!lock.Valid || ownerHost.String == host && !own.Alive(lock.String)) {
+				r.Status = results.StatusLost
 			}
 			out = append(out, r)
 		}
