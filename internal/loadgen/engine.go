@@ -122,6 +122,11 @@ type Config struct {
 	Done *atomic.Int64
 	// Clock is the time source; nil is the wall clock.
 	Clock Clock
+	// Drain is how long Run waits, once ctx is cancelled, for operations
+	// in flight (a statement in a busy wait or an fsync) before it returns
+	// without them (default 300ms): they are counted in Abandoned and
+	// record nothing.
+	Drain time.Duration
 }
 
 // Stats describes what the engine did.
@@ -134,6 +139,10 @@ type Stats struct {
 	// Interrupted counts measured operations in flight when ctx was
 	// cancelled: they ended later and are in no count or latency.
 	Interrupted int64
+	// Abandoned counts operations still running when Run returned, Drain
+	// after the cancel: their executors must not be closed until they end
+	// (the process exits first).
+	Abandoned int64
 	// Lag is, for open loop, how late each measured operation started
 	// relative to its schedule (the load generator's own delay plus any
 	// wait for a free executor).
@@ -219,6 +228,29 @@ type run struct {
 	// cancelled receives the time the caller's ctx ended.
 	cancelled   chan time.Time
 	interrupted atomic.Int64
+	// inflight counts operations between the call to Do and its return.
+	inflight atomic.Int64
+}
+
+// wait waits for the run's goroutines; once the caller's ctx is cancelled
+// it waits at most Drain more and returns how many operations it left
+// running.
+func (r *run) wait(wg *sync.WaitGroup) int64 {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return 0
+	case <-r.parent.Done():
+	}
+	grace := r.cfg.Drain
+	if grace <= 0 {
+		grace = 300 * time.Millisecond
+	}
+	if !r.clk.Park(grace, done) {
+		return 0 // ended within the grace
+	}
+	return max(r.inflight.Load(), 1)
 }
 
 // start sets up a run; call the function it returns when the run is over.
@@ -348,7 +380,7 @@ func runClosed(parent context.Context, cfg Config) (Stats, error) {
 			issued.Add(r.work(w, role, q))
 		}()
 	}
-	wg.Wait()
+	abandoned := r.wait(&wg)
 	if r.st.err != nil {
 		return Stats{}, r.st.err
 	}
@@ -360,7 +392,7 @@ func runClosed(parent context.Context, cfg Config) (Stats, error) {
 		end = r.ph.deadline // the window; later completions are overruns
 	}
 	return Stats{Start: r.ph.start, End: end, Issued: issued.Load(), Executors: len(cfg.Roles),
-		Interrupted: r.interrupted.Load()}, r.ctx.Err()
+		Interrupted: r.interrupted.Load(), Abandoned: abandoned}, r.ctx.Err()
 }
 
 // work is closed-loop worker w: it runs operations of kind role until the
@@ -415,7 +447,9 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 			op = cfg.Choose(seq)
 		}
 		seq++
+		r.inflight.Add(1)
 		retries, err := ex.Do(ctx, op)
+		r.inflight.Add(-1)
 		end := clk.Now()
 		took = end.Sub(start)
 		if ctx.Err() != nil {
@@ -460,6 +494,7 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 	var dropped atomic.Int64
 	var wg sync.WaitGroup
 	var lagMu sync.Mutex
+	lagDone := false // set once Run has taken lag: late merges are dropped
 	lag := metrics.NewIntervalHistogram()
 	warm := cfg.Warmup
 	var t0 time.Time
@@ -490,7 +525,9 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 				done.flush()
 				dropped.Add(myDropped)
 				lagMu.Lock()
-				lag.Merge(myLag)
+				if !lagDone {
+					lag.Merge(myLag)
+				}
 				lagMu.Unlock()
 			}()
 			for t := range ch {
@@ -513,7 +550,9 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 					myLag.RecordValue(max(int64(late), 1)) //nolint:errcheck
 				}
 				op := cfg.Choose(t.seq)
+				r.inflight.Add(1)
 				retries, err := ex.Do(ctx, op)
+				r.inflight.Add(-1)
 				end := clk.Now()
 				switch {
 				case ctx.Err() != nil:
@@ -583,7 +622,10 @@ dispatch:
 		}
 	}
 	close(ch)
-	wg.Wait()
+	abandoned := r.wait(&wg)
+	lagMu.Lock()
+	lagDone = true
+	lagMu.Unlock()
 	if r.st.err != nil {
 		return Stats{}, r.st.err
 	}
@@ -592,5 +634,5 @@ dispatch:
 		r.ph.begin(stopAt)
 	}
 	return Stats{Start: r.ph.start, End: stopAt, Issued: issued - dropped.Load(), Executors: spawned,
-		Interrupted: r.interrupted.Load(), Lag: lag}, ctx.Err()
+		Interrupted: r.interrupted.Load(), Abandoned: abandoned, Lag: lag}, ctx.Err()
 }

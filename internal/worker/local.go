@@ -266,6 +266,12 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 
 // Close closes the job's database.
 func (l *Local) Close() error {
+	if l.env != nil && l.env.Abandoned {
+		// Operations left running after an interrupt still use the
+		// connections; the process ends before they matter.
+		l.sess = nil
+		return nil
+	}
 	if l.sess != nil {
 		err := l.sess.Close()
 		l.sess = nil

@@ -310,7 +310,11 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	defer sh.close()
+	defer func() {
+		if !env.Abandoned {
+			sh.close() // never under an operation still running
+		}
+	}()
 	sh.ack = env.Ack
 	cfg.Classify = func(err error) string {
 		if errors.Is(err, errMissing) {
@@ -330,7 +334,11 @@ func (w *opsW) Run(ctx context.Context, env *Env) error {
 		env.Figure("rows_inserted", units.Rows, units.None, float64(n-w.rows))
 	}
 	// The table's row count after the run, as seed 004 prints it (not
-	// measured: the clock stopped at env.End).
+	// measured: the clock stopped at env.End). Not after an interrupt: it
+	// could wait behind the writers still running.
+	if ctx.Err() != nil {
+		return err
+	}
 	var n int64
 	if cerr := sess.DB().Query(context.WithoutCancel(ctx), "SELECT count(*) FROM "+w.schema.Table, nil, func(r target.Row) error { return r.Scan(&n) }); cerr == nil {
 		env.Figure("table_rows_after", units.Rows, units.None, float64(n))
@@ -350,6 +358,10 @@ func runLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 	}
 	st, err := loadgen.Run(ctx, cfg)
 	env.End = st.End
+	if st.Abandoned > 0 {
+		env.Abandoned = true
+		env.Notes = append(env.Notes, fmt.Sprintf("interrupted: %d operation(s) still running %s after the interrupt were left unfinished (not counted)", st.Abandoned, drainOf(cfg)))
+	}
 	if cfg.Rate > 0 {
 		env.Figure("wanted_rate", units.OpsPerSecond, units.None, cfg.Rate) // reports read it by this name
 		if st.Lag != nil && st.Lag.TotalCount() > 0 {
@@ -584,4 +596,13 @@ func (e *executor) execWrite(i int64) error {
 		}
 	}
 	return e.w.Exec(e.ctx, e.sh.write, &e.args)
+}
+
+// drainOf is how long the engine waited for operations in flight after an
+// interrupt.
+func drainOf(cfg loadgen.Config) time.Duration {
+	if cfg.Drain > 0 {
+		return cfg.Drain
+	}
+	return 300 * time.Millisecond
 }

@@ -64,6 +64,10 @@ type Env struct {
 	// with its first row index (or key) and its number of rows, from the
 	// writing goroutine, right after COMMIT returns.
 	Ack func(first, n int64)
+	// Abandoned: the run was interrupted while operations were still
+	// running (in a busy wait, an fsync) and returned without them: what
+	// they use (statements, connections) must not be closed.
+	Abandoned bool
 	// Attached: the database belongs to another litebench process, which
 	// may be writing it; Setup was not run and the data is what it is.
 	Attached bool
