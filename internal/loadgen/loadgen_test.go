@@ -621,3 +621,59 @@ func median(xs []float64) float64 {
 	}
 	return s[len(s)/2]
 }
+
+// stuck is an executor whose operations end only when release is closed
+// (a busy wait, a long fsync that nothing interrupts).
+type stuck struct{ release chan struct{} }
+
+func (s stuck) Do(context.Context, int) (int, error) { <-s.release; return 0, nil }
+
+// Ctrl-C while operations are stuck: Run waits Drain for them, then
+// returns without them, counting them as abandoned, in both loops.
+func TestDrainAbandonsStuckOperations(t *testing.T) {
+	ops := metrics.Ops{"op"}
+	cancelAt := 50 * time.Millisecond
+	for _, open := range []bool{false, true} {
+		t.Run(fmt.Sprintf("open=%v", open), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				var rs recs
+				cfg := Config{
+					Ops: ops, Duration: time.Hour, Drain: 200 * time.Millisecond, Clock: virtual{},
+					Choose:      func(uint64) int { return 0 },
+					NewExecutor: func(int) (Executor, error) { return stuck{release}, nil },
+					NewRecorder: rs.new(ops),
+				}
+				want := int64(2)
+				if open {
+					cfg.Rate, cfg.MaxInflight = 100, 3 // three have started by the cancel
+					want = 3
+				} else {
+					cfg.Roles = []int{0, 0}
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				time.AfterFunc(cancelAt, cancel)
+				begin := time.Now()
+				st, err := Run(ctx, cfg)
+				took := time.Since(begin)
+				close(release) // the stuck operations end; nothing records them
+				synctest.Wait()
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("err %v", err)
+				}
+				if took != cancelAt+cfg.Drain {
+					t.Errorf("Run returned after %v, want the cancel plus the drain, %v", took, cancelAt+cfg.Drain)
+				}
+				if st.Abandoned != want {
+					t.Errorf("abandoned %d, want %d", st.Abandoned, want)
+				}
+				for _, r := range rs.rs {
+					if r.Count(0) != 0 {
+						t.Errorf("an abandoned operation was recorded")
+					}
+				}
+			})
+		})
+	}
+}
