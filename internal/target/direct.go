@@ -277,6 +277,9 @@ func (c *directConn) run(ctx context.Context, st RawStmt, a *Args, fn func(Row) 
 		if fn != nil {
 			if err := fn(row); err != nil {
 				st.Reset()
+				if err == Stop {
+					return nil
+				}
 				return err
 			}
 		}

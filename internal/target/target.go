@@ -28,6 +28,11 @@ import (
 	"litebench/internal/engine"
 )
 
+// Stop, returned by a query's row function, ends the query after that row
+// without an error and without reading further (a point read by key: no
+// step to find that there is no second row).
+var Stop = errors.New("stop reading rows")
+
 // Row gives access to the current row of a query.
 type Row interface {
 	// Scan copies columns into dest, which holds *int64, *int, *string,

@@ -493,9 +493,14 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 	return e.write()
 }
 
+// scan reads the row of a point read by primary key: there is at most
+// one, so the query ends there.
 func (e *executor) scan(r target.Row) error {
 	e.found = true
-	return r.Scan(e.dest...)
+	if err := r.Scan(e.dest...); err != nil {
+		return err
+	}
+	return target.Stop
 }
 
 func (e *executor) read() error {

@@ -92,7 +92,10 @@ func (d *db) query(fn func(target.Row) error) error {
 	if fn == nil {
 		return nil
 	}
-	return fn(row{})
+	if err := fn(row{}); err != nil && err != target.Stop {
+		return err
+	}
+	return nil
 }
 
 func (d *db) Exec(ctx context.Context, q string, _ *target.Args) error {
