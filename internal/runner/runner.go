@@ -84,7 +84,7 @@ func Pending(sp Spec) *results.Result {
 		Schema: results.SchemaVersion, RunID: sp.RunID, SweepID: sp.SweepID,
 		Section: sp.Section, Label: sp.Name, Repeat: sp.Repeat,
 		Workload: sp.Workload.Name(), Target: sp.Target.Name(),
-		Engine: sp.Target.Engine().Name(), Client: sp.Target.Name(), Placement: placementOf(sp.Settings),
+		Engine: sp.Target.Engine().Name(), Client: sp.Target.Name(), Placement: placementOf(sp.Target, sp.Settings),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
 	}
@@ -169,7 +169,23 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	placement := sp.Settings.Get("placement")
 	var w worker.Worker
 	var setup worker.Event
-	if placement == "" || placement == worker.InProcess {
+	if x, ok := sp.Target.Client().(target.External); ok {
+		// A worker of another language (or a Go driver that cannot link
+		// here): always a process of its own, whatever --placement says.
+		if placement != worker.InProcess && placement != "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s runs in its own worker process; --placement %s changes nothing", sp.Target.Name(), placement))
+		}
+		var args []string
+		if args, err = x.Command(); err == nil {
+			var p *worker.Process
+			if p, err = worker.StartCommand(args[0], args[1:]...); err == nil {
+				w = p
+				if _, err = w.Hello(ctx); err == nil {
+					setup, err = w.Setup(ctx, job)
+				}
+			}
+		}
+	} else if placement == "" || placement == worker.InProcess {
 		l := worker.NewLocal()
 		w = l
 		setup, err = l.SetupWith(ctx, job, sp.Workload, sp.Target, inst)
@@ -322,7 +338,10 @@ func labelOrder(params, set map[string]string) []string {
 }
 
 // placementOf is where a run's client runs.
-func placementOf(s settings.Settings) string {
+func placementOf(t target.Target, s settings.Settings) string {
+	if p := t.Placement(); p.IsProcess() {
+		return string(p)
+	}
 	if p := s.Get("placement"); p != "" {
 		return p
 	}

@@ -105,6 +105,9 @@ type Placement string
 // InProcess runs the client in the litebench process.
 const InProcess Placement = "in-process"
 
+// IsProcess reports whether p runs the client in a process of its own.
+func (p Placement) IsProcess() bool { return p != InProcess && p != "" }
+
 // Target is engine × client × placement, what a user names.
 type Target interface {
 	Name() string
@@ -195,7 +198,25 @@ func Get(name string) (Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", name, err)
 	}
-	return New(e, c, InProcess), nil
+	p := InProcess
+	if x, ok := c.(External); ok {
+		p = x.Placement()
+	}
+	return New(e, c, p), nil
+}
+
+// External is a client that runs in a worker process of its own (another
+// language, or a Go driver that cannot link with the others): Open is
+// refused, and the runner starts Command instead, speaking the worker
+// protocol with it.
+type External interface {
+	Client
+	// Placement names where it runs, e.g. "process:python".
+	Placement() Placement
+	// Lang is the worker's language and runtime.
+	Lang() string
+	// Command is the worker's command line.
+	Command() ([]string, error)
 }
 
 func namesLocked() []string {

@@ -80,6 +80,10 @@ type Event struct {
 	Lang     string   `json:"lang,omitempty"`
 	Version  string   `json:"version,omitempty"`
 	Caps     []string `json:"caps,omitempty"`
+	// Driver and DriverVersion name a worker's driver (workers of other
+	// languages say so in hello; EngineVersion is then the SQLite it runs).
+	Driver        string `json:"driver,omitempty"`
+	DriverVersion string `json:"driver_version,omitempty"`
 
 	// setup
 	Job *Job `json:"job,omitempty"`

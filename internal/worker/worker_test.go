@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"litebench/internal/settings"
-	_ "litebench/internal/target/all"
+	_ "litebench/internal/target/mattn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcript")

@@ -1,0 +1,189 @@
+// Package external registers the targets whose clients run in worker
+// processes of their own, built from the repository's workers/ directory:
+// drivers in other languages (Python, Rust, Java, Node) and Go drivers that
+// cannot link into one binary with mattn. Each speaks the worker protocol
+// (docs/worker-protocol.md). A worker whose sources are present but not
+// built is listed as not loaded, with the command that builds it.
+package external
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"litebench/internal/engine"
+	"litebench/internal/engine/sqlite"
+	"litebench/internal/target"
+	"litebench/internal/worker"
+)
+
+// Worker describes one external target.
+type Worker struct {
+	Name string // target name: "python-sqlite3"
+	Lang string // "python"
+	// Dir is the worker's directory under workers/.
+	Dir string
+	// Built is a file (relative to Dir) that exists once the worker is
+	// built; Build is the command that builds it (relative to the
+	// repository).
+	Built, Build string
+	// Args is the command line relative to the repository root; a first
+	// word with no slash is a program on PATH (java, node).
+	Args []string
+	// Driver names the driver, as list targets shows it.
+	Driver string
+}
+
+// Workers are the external targets litebench knows.
+var Workers = []Worker{
+	{Name: "python-sqlite3", Lang: "python", Dir: "python", Built: ".venv/bin/python", Build: "workers/python/setup.sh",
+		Args: []string{"workers/python/litebench-worker", "--client", "sqlite3"}, Driver: "sqlite3 (standard library)"},
+	{Name: "python-apsw", Lang: "python", Dir: "python", Built: ".venv/bin/python", Build: "workers/python/setup.sh",
+		Args: []string{"workers/python/litebench-worker", "--client", "apsw"}, Driver: "apsw"},
+	{Name: "rust-rusqlite", Lang: "rust", Dir: "rust", Built: "target/release/litebench-worker-rust", Build: "workers/rust/build.sh",
+		Args: []string{"workers/rust/target/release/litebench-worker-rust"}, Driver: "rusqlite (bundled SQLite)"},
+	{Name: "java-sqlite-jdbc", Lang: "java", Dir: "java", Built: "target/litebench-worker.jar", Build: "workers/java/build.sh",
+		Args: []string{"java", "-jar", "workers/java/target/litebench-worker.jar"}, Driver: "xerial sqlite-jdbc + HikariCP"},
+	{Name: "node-better-sqlite3", Lang: "node", Dir: "node", Built: "node_modules/better-sqlite3", Build: "workers/node/build.sh",
+		Args: []string{"node", "workers/node/worker.js"}, Driver: "better-sqlite3"},
+	{Name: "go-crawshaw", Lang: "go", Dir: "go-crawshaw", Built: "litebench-worker-crawshaw", Build: "workers/go-crawshaw/build.sh",
+		Args: []string{"workers/go-crawshaw/litebench-worker-crawshaw"}, Driver: "crawshaw.io/sqlite"},
+	{Name: "go-sqlite-lite", Lang: "go", Dir: "go-sqlite-lite", Built: "litebench-worker-sqlite-lite", Build: "workers/go-sqlite-lite/build.sh",
+		Args: []string{"workers/go-sqlite-lite/litebench-worker-sqlite-lite"}, Driver: "github.com/bvinc/go-sqlite-lite"},
+}
+
+// EnvRoot names the repository (the directory holding workers/) when
+// litebench runs from elsewhere.
+const EnvRoot = "LITEBENCH_ROOT"
+
+func init() {
+	root := Root()
+	for _, w := range Workers {
+		if root == "" {
+			continue // an installed binary without the repository: nothing to list
+		}
+		if _, err := os.Stat(filepath.Join(root, "workers", w.Dir)); err != nil {
+			continue // this checkout has no such worker
+		}
+		c := &client{w: w, root: root}
+		if err := c.ready(); err != nil {
+			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: sqlite.Name, API: "worker protocol", Module: w.Driver, Reason: err.Error()})
+			continue
+		}
+		target.Register(c)
+	}
+}
+
+// Root is the repository litebench runs from: $LITEBENCH_ROOT, or the
+// first directory holding workers/ above the working directory or the
+// executable; "" when there is none.
+func Root() string {
+	if r := os.Getenv(EnvRoot); r != "" {
+		return r
+	}
+	var starts []string
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	for _, d := range starts {
+		for {
+			if st, err := os.Stat(filepath.Join(d, "workers")); err == nil && st.IsDir() {
+				if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+					return d
+				}
+			}
+			up := filepath.Dir(d)
+			if up == d {
+				break
+			}
+			d = up
+		}
+	}
+	return ""
+}
+
+type client struct {
+	w    Worker
+	root string
+	once sync.Once
+	ver  string
+	err  error
+}
+
+func (c *client) ready() error {
+	if _, err := os.Stat(filepath.Join(c.root, "workers", c.w.Dir, c.w.Built)); err != nil {
+		return fmt.Errorf("not built: run %s", c.w.Build)
+	}
+	if p := c.w.Args[0]; !strings.Contains(p, "/") {
+		if _, err := exec.LookPath(p); err != nil {
+			return fmt.Errorf("%s is not installed (it runs the %s worker)", p, c.w.Lang)
+		}
+	}
+	return nil
+}
+
+func (c *client) Name() string                   { return c.w.Name }
+func (c *client) Engine() string                 { return sqlite.Name }
+func (c *client) API() string                    { return "worker protocol" }
+func (c *client) Module() string                 { return c.w.Driver }
+func (c *client) Lang() string                   { return c.w.Lang }
+func (c *client) Placement() target.Placement    { return target.Placement("process:" + c.w.Lang) }
+func (c *client) Classify(error) engine.ErrClass { return engine.None }
+
+func (c *client) Open(context.Context, engine.Endpoint, target.PoolOptions) (target.DB, error) {
+	return nil, fmt.Errorf("%s runs in a worker process of its own, not in litebench", c.w.Name)
+}
+
+// Command is the worker's command line, with the repository's paths made
+// absolute.
+func (c *client) Command() ([]string, error) {
+	if err := c.ready(); err != nil {
+		return nil, err
+	}
+	args := append([]string(nil), c.w.Args...)
+	for i, a := range args {
+		if strings.HasPrefix(a, "workers/") {
+			args[i] = filepath.Join(c.root, a)
+		}
+	}
+	return args, nil
+}
+
+// Version is the SQLite version the worker's driver runs, from its hello
+// (asked once).
+func (c *client) Version() (string, error) {
+	c.once.Do(func() {
+		args, err := c.Command()
+		if err != nil {
+			c.err = err
+			return
+		}
+		p, err := worker.StartCommand(args[0], args[1:]...)
+		if err != nil {
+			c.err = err
+			return
+		}
+		defer p.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		h, err := p.Hello(ctx)
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.ver = h.EngineVersion
+		if c.ver == "" {
+			c.err = errors.New("its hello names no SQLite version")
+		}
+	})
+	return c.ver, c.err
+}
