@@ -67,6 +67,7 @@ func init() {
 		{"report", "write a self-contained HTML report with charts", cmdReport},
 		{"import", "add exported runs to a store", cmdImport},
 		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
+		{"conform", "check targets' workers against the Go reference (data, digests, reports)", cmdConform},
 		{"worker", "serve the worker protocol on stdin/stdout (for --placement process)", cmdWorker},
 		{"version", "print litebench's version", cmdVersion},
 	}

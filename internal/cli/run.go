@@ -287,6 +287,9 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			return nil
 		},
 		Done: func(sp *runner.Spec, r *results.Result) error {
+			if n := conformNote(p.store, r.Target); n != "" {
+				r.Notes = append(r.Notes, n)
+			}
 			if p.store != nil {
 				if err := p.store.Save(r); err != nil {
 					return fmt.Errorf("saving run %s: %w", r.RunID, err)

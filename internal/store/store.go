@@ -333,6 +333,15 @@ func (s *Store) List(limit int) ([]*results.Result, error) {
 	return s.query(q)
 }
 
+// Latest returns the newest run of workload on target, or nil.
+func (s *Store) Latest(workload, target string) (*results.Result, error) {
+	rs, err := s.query(`WHERE workload = ? AND target = ? ORDER BY started_at DESC, run_id DESC LIMIT 1`, workload, target)
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
 // LastSweep returns the runs of the newest sweep.
 func (s *Store) LastSweep() ([]*results.Result, error) {
 	var sweep string
