@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"crawshaw.io/sqlite"
+	"crawshaw.io/sqlite/sqlitex"
+
+	"litebench/internal/target"
+)
+
+// Name is the target's name; module the driver's Go module.
+const (
+	Name   = "go-crawshaw"
+	module = "crawshaw.io/sqlite"
+)
+
+func init() {
+	target.Register(target.SQLiteDirect(Name, module, libVersion, open,
+		func(err error) int { return int(sqlite.ErrCode(err)) }))
+}
+
+// libVersion is the SQLite version the driver compiles in (it exports no
+// constant for it), read once from an in-memory connection.
+var libVersion = sync.OnceValue(func() string {
+	c, err := sqlite.OpenConn(":memory:", sqlite.SQLITE_OPEN_READWRITE|sqlite.SQLITE_OPEN_MEMORY|sqlite.SQLITE_OPEN_NOMUTEX)
+	if err != nil {
+		return "unknown"
+	}
+	defer c.Close()
+	v := "unknown"
+	sqlitex.ExecTransient(c, "SELECT sqlite_version()", func(st *sqlite.Stmt) error { v = st.ColumnText(0); return nil })
+	return v
+})
+
+// open opens one connection. Flags are given explicitly: crawshaw's
+// default (0) also switches the database to WAL, which is the journal
+// setting's business (the pool runs the endpoint's pragmas on every
+// connection, busy_timeout included, which replaces the 10 s busy timeout
+// OpenConn installs).
+func open(uri string, readOnly bool) (target.RawConn, error) {
+	flags := sqlite.SQLITE_OPEN_URI | sqlite.SQLITE_OPEN_NOMUTEX
+	if readOnly {
+		flags |= sqlite.SQLITE_OPEN_READONLY
+	} else {
+		flags |= sqlite.SQLITE_OPEN_READWRITE | sqlite.SQLITE_OPEN_CREATE
+	}
+	c, err := sqlite.OpenConn(uri, flags)
+	if err != nil {
+		return nil, err
+	}
+	return conn{c}, nil
+}
+
+type conn struct{ c *sqlite.Conn }
+
+func (c conn) Prepare(q string) (target.RawStmt, error) {
+	st, _, err := c.c.PrepareTransient(q)
+	if err != nil {
+		return nil, err
+	}
+	return &stmt{s: st, params: st.BindParamCount()}, nil
+}
+
+// ExecScript runs one statement to its end (a statement followed by more
+// SQL is refused).
+func (c conn) ExecScript(q string) error { return sqlitex.ExecTransient(c.c, q, nil) }
+
+func (c conn) Close() error { return c.c.Close() }
+
+// SetInterrupt stops statements in progress once ctx is done.
+func (c conn) SetInterrupt(ctx context.Context) { c.c.SetInterrupt(ctx.Done()) }
+
+// errBlob refuses []byte arguments: crawshaw.io/sqlite v0.3.2's BindBytes
+// binds them with sqlite3_bind_text, so they would be stored as TEXT, not
+// as the BLOB every other target stores.
+var errBlob = errors.New("go-crawshaw cannot bind a BLOB: crawshaw.io/sqlite v0.3.2 binds []byte as TEXT")
+
+// stmt adapts *sqlite.Stmt to target.RawStmt. Bind errors surface from
+// Step.
+//
+// Reset does not call sqlite3_clear_bindings (a cgo call and an allocation
+// in the driver per execution): every execution binds its parameters
+// afresh, and the first Step binds NULL to any parameter above the last
+// one bound since Reset, which is what clearing would have left there.
+type stmt struct {
+	s      *sqlite.Stmt
+	params int // the statement's parameter count
+	bound  int // the highest parameter bound since Reset
+}
+
+func (s *stmt) mark(i int) {
+	if i > s.bound {
+		s.bound = i
+	}
+}
+
+func (s *stmt) BindNull(i int) error             { s.mark(i); s.s.BindNull(i); return nil }
+func (s *stmt) BindInt64(i int, v int64) error   { s.mark(i); s.s.BindInt64(i, v); return nil }
+func (s *stmt) BindFloat(i int, v float64) error { s.mark(i); s.s.BindFloat(i, v); return nil }
+func (s *stmt) BindText(i int, v string) error   { s.mark(i); s.s.BindText(i, v); return nil }
+func (s *stmt) BindBlob(int, []byte) error       { return errBlob }
+func (s *stmt) ColumnInt64(i int) int64          { return s.s.ColumnInt64(i) }
+func (s *stmt) ColumnFloat(i int) float64        { return s.s.ColumnFloat(i) }
+func (s *stmt) ColumnText(i int) string          { return s.s.ColumnText(i) }
+func (s *stmt) Close() error                     { return s.s.Finalize() }
+
+func (s *stmt) Step() (bool, error) {
+	for s.bound < s.params {
+		s.bound++
+		s.s.BindNull(s.bound)
+	}
+	return s.s.Step()
+}
+
+func (s *stmt) AppendColumn(i int, dst []byte) []byte {
+	n := s.s.ColumnLen(i)
+	dst = append(dst, make([]byte, n)...)
+	s.s.ColumnBytes(i, dst[len(dst)-n:])
+	return dst
+}
+
+func (s *stmt) Reset() error {
+	s.bound = 0
+	return s.s.Reset()
+}

@@ -1,0 +1,13 @@
+module litebench/workers/go-crawshaw
+
+go 1.26.8
+
+require litebench v0.0.0-00010101000000-000000000000
+
+require (
+	crawshaw.io/sqlite v0.3.2
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
+
+replace litebench => ../..
