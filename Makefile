@@ -3,7 +3,7 @@
 # driver and mattn's both register "sqlite3", so it needs an -X rename).
 NCRUCES_FLAGS = -tags ncrucessql -ldflags '-X github.com/ncruces/go-sqlite3/driver.driverName=litebench-ncruces'
 
-.PHONY: build install test bench selfcheck
+.PHONY: build install test bench selfcheck workers
 build:
 	go build $(NCRUCES_FLAGS) -o litebench ./cmd/litebench
 
@@ -12,6 +12,11 @@ install:
 
 test:
 	./scripts/test
+
+# The workers of other languages (workers/*): Python's virtual environment,
+# cargo, Maven, npm, and the Go drivers that cannot link with mattn.
+workers:
+	./scripts/workers build
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload ./internal/loadgen
