@@ -17,7 +17,7 @@ func TestAuditRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--target", "mattn", "--fault", "power-loss"}, "--target ncruces-direct"},
+		{[]string{"--target", "mattn", "--fault", "power-loss"}, "ncruces-direct"},
 		{[]string{"scan"}, "insert, write or mixed"},
 		{[]string{"write", "--write-kind", "update", "--target", "ncruces-direct"}, "--write-kind insert"},
 		{[]string{"--placement", "process"}, "--placement does not apply"},
