@@ -56,6 +56,7 @@ func init() {
 		{"mixed", "readers and writers at once, or a rate with a write ratio (shortcut for 'run mixed')", wl("mixed")},
 		{"run", "run a workload: litebench run WORKLOAD [flags]", cmdRun},
 		{"suite", "run a built-in suite of sweeps: litebench suite NAME", cmdSuite},
+		{"audit", "crash runs on purpose: acknowledged commits lost and corruption, per setting and fault", cmdAudit},
 		{"list", "list targets, suites, workloads or settings", cmdList},
 		{"runs", "list the runs in the results store", cmdRuns},
 		{"show", "print stored runs or sweeps again, in any format", cmdShow},

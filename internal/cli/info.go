@@ -66,7 +66,7 @@ SYNOPSIS
 	what := fs.Arg(0)
 	switch what {
 	case "targets":
-		t := &report.Table{Headers: []string{"target", "engine", "client", "placement", "api", "version", "module", "status"}}
+		t := &report.Table{Headers: []string{"target", "engine", "client", "placement", "api", "version", "module", "audit faults", "status"}}
 		ts, us := target.All()
 		for _, x := range ts {
 			v, err := x.Version()
@@ -74,10 +74,10 @@ SYNOPSIS
 			if err != nil {
 				status = "error: " + err.Error()
 			}
-			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), x.Client().Name(), string(x.Placement()), x.API(), v, x.Module(), status})
+			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), x.Client().Name(), string(x.Placement()), x.API(), v, x.Module(), auditFaultsOf(x), status})
 		}
 		for _, u := range us {
-			t.Rows = append(t.Rows, []string{u.Name, u.Engine, u.Name, "-", u.API, "-", u.Module, "not loaded: " + u.Reason})
+			t.Rows = append(t.Rows, []string{u.Name, u.Engine, u.Name, "-", u.API, "-", u.Module, "-", "not loaded: " + u.Reason})
 		}
 		return t.Render(out, "table")
 	case "suites":

@@ -184,6 +184,9 @@ type Result struct {
 	Series        []Point  `json:"series,omitempty"`
 	Env           Env      `json:"env"`
 	Command       string   `json:"command,omitempty"`
+	// Audit is set on the results of a durability audit (one per cell and
+	// fault).
+	Audit *Audit `json:"audit,omitempty"`
 }
 
 // Headline is the run's headline metric (the zero Metric if it has none).

@@ -64,6 +64,13 @@ type Spec struct {
 	// Digest asks the worker for content digests after set-up and at the
 	// end (conformance checks).
 	Digest bool
+	// VFS opens the database through the Go VFS of that name in the
+	// worker (the durability audit's crash VFS).
+	VFS string
+	// Started, when set, is called with the worker once it has set the
+	// run up, right before the measured part starts (the durability audit
+	// injects its fault from there).
+	Started func(worker.Worker)
 }
 
 // Reuser is implemented by workloads that read data they can reuse from a
@@ -165,6 +172,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
 		Settings: sp.Settings.Map(), Target: sp.Target.Name(), Path: path,
 		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest, Attach: sp.Attach,
+		VFS: sp.VFS,
 	}
 	placement := sp.Settings.Get("placement")
 	var w worker.Worker
@@ -215,6 +223,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	r.Env.CompileOptions = setup.CompileOptions
 	r.Notes = append(r.Notes, setup.Notes...) // settings asked for that the engine does not run
 
+	if sp.Started != nil {
+		sp.Started(w)
+	}
 	smp := newSampler(sp, inst, Unit(sp.Workload))
 	fin, err := w.Run(ctx, func(ev worker.Event) {
 		switch ev.T {

@@ -60,7 +60,14 @@ type DirectClient struct {
 	OpenConn   func(ep engine.Endpoint) (RawConn, error)
 	// Native classifies the engine's error codes in err.
 	Native func(err error) engine.ErrClass
+	// VFS, when set, reports whether a VFS of that name is registered in
+	// Go in this process, through which the client can open a database
+	// (nil: the client cannot use a Go VFS).
+	VFS func(name string) bool
 }
+
+// VFSLookup is the client's VFS (nil when it cannot use a Go VFS).
+func (c *DirectClient) VFSLookup() func(string) bool { return c.VFS }
 
 func (c *DirectClient) Name() string                       { return c.ClientName }
 func (c *DirectClient) Engine() string                     { return c.EngineName }

@@ -27,7 +27,12 @@ type SQLClient struct {
 	Scratch    engine.Endpoint
 	// Native classifies the engine's error codes in err.
 	Native func(err error) engine.ErrClass
+	// VFS is as DirectClient's.
+	VFS func(name string) bool
 }
+
+// VFSLookup is the client's VFS (nil when it cannot use a Go VFS).
+func (c *SQLClient) VFSLookup() func(string) bool { return c.VFS }
 
 func (c *SQLClient) Name() string                       { return c.ClientName }
 func (c *SQLClient) Engine() string                     { return c.EngineName }

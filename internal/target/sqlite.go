@@ -2,6 +2,7 @@ package target
 
 import (
 	"database/sql/driver"
+	"fmt"
 
 	"litebench/internal/engine"
 	"litebench/internal/engine/sqlite"
@@ -38,4 +39,33 @@ func SQLiteDirect(name, module string, version func() string, open func(uri stri
 		OpenConn: func(ep engine.Endpoint) (RawConn, error) { return open(ep.DSN, ep.ReadOnly) },
 		Native:   func(err error) engine.ErrClass { return sqlite.Classify(errCode(err)) },
 	}
+}
+
+// SupportsVFS reports whether t can open a SQLite database through a VFS
+// written in Go (ncruces' vfs package), such as the durability audit's
+// crash VFS.
+func SupportsVFS(t Target) bool { return vfsLookup(t) != nil }
+
+func vfsLookup(t Target) func(string) bool {
+	if c, ok := t.Client().(interface{ VFSLookup() func(string) bool }); ok {
+		return c.VFSLookup()
+	}
+	return nil
+}
+
+// WithVFS returns ep opened through the Go VFS called name: t must be
+// able to use one, the VFS must be registered in this process and the
+// database must be a file.
+func WithVFS(t Target, ep engine.Endpoint, name string) (engine.Endpoint, error) {
+	find := vfsLookup(t)
+	switch {
+	case find == nil:
+		return ep, fmt.Errorf("target %s cannot open a database through a Go VFS (only ncruces' clients can; see 'litebench list targets')", t.Name())
+	case !find(name):
+		return ep, fmt.Errorf("target %s: no VFS called %q in this process", t.Name(), name)
+	case ep.File == "":
+		return ep, fmt.Errorf("VFS %s needs a database file, not an in-memory database", name)
+	}
+	ep.DSN = sqlite.WithParam(ep.DSN, "vfs="+name)
+	return ep, nil
 }

@@ -116,14 +116,20 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 	}
 	s := settings.FromMap(j.Settings)
 	t0 := time.Now()
+	var err error
 	if inst == nil {
 		// The controller has claimed the path: the engine only names it.
-		var err error
 		if inst, err = tgt.Engine().Provision(ctx, engine.Request{Settings: s, Path: j.Path, Name: j.RunID, Reuse: true, Keep: true}); err != nil {
 			return Event{}, err
 		}
 	}
-	sess, err := target.Open(ctx, tgt, inst.Endpoint(), target.PolicyOf(s))
+	ep := inst.Endpoint()
+	if j.VFS != "" {
+		if ep, err = target.WithVFS(tgt, ep, j.VFS); err != nil {
+			return Event{}, err
+		}
+	}
+	sess, err := target.Open(ctx, tgt, ep, target.PolicyOf(s))
 	if err != nil {
 		return Event{}, fmt.Errorf("open %s with %s: %w", inst, tgt.Name(), err)
 	}

@@ -50,6 +50,10 @@ type Job struct {
 	// Digest asks for a content digest of the database after set-up and
 	// at the end (type-tagged rows in key order; see the protocol doc).
 	Digest bool `json:"digest,omitempty"`
+	// VFS opens the database through the VFS of that name, registered in
+	// Go in the worker's process (the durability audit's crash VFS);
+	// only targets that can use a Go VFS accept it.
+	VFS string `json:"vfs,omitempty"`
 }
 
 // Interval returns the job's interval period.

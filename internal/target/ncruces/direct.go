@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/vfs"
 
 	"litebench/internal/target"
 )
@@ -28,8 +29,14 @@ func errCode(err error) int {
 }
 
 func init() {
-	target.Register(target.SQLiteDirect("ncruces-direct", module, version, open, errCode))
+	c := target.SQLiteDirect("ncruces-direct", module, version, open, errCode)
+	c.VFS = hasVFS
+	target.Register(c)
 }
+
+// hasVFS reports whether a VFS of that name is registered with ncruces'
+// vfs package in this process.
+func hasVFS(name string) bool { return vfs.Find(name) != nil }
 
 func open(uri string, readOnly bool) (target.RawConn, error) {
 	flags := sqlite3.OPEN_URI | sqlite3.OPEN_NOMUTEX

@@ -16,5 +16,7 @@ import (
 // which 'make build' and the test script do. The client below does not use
 // the registered name: it hands the driver to database/sql directly.
 func init() {
-	target.Register(target.SQLiteSQL("ncruces", module, &driver.SQLite{}, errCode))
+	c := target.SQLiteSQL("ncruces", module, &driver.SQLite{}, errCode)
+	c.VFS = hasVFS
+	target.Register(c)
 }

@@ -1,0 +1,267 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"litebench/internal/engine"
+	"litebench/internal/plan"
+	"litebench/internal/settings"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+// layout is how a cell's workload lays its rows out in transactions:
+// every write transaction inserts a batch of consecutive rows, tagged by
+// the index of its first row (what the worker acknowledges). The audit
+// finds each batch by its rows' keys, so a batch partly present is an
+// atomicity violation whatever became of the others.
+type layout struct {
+	schema *workload.Schema
+	seed   uint64
+	// setup rows [0, setup) are loaded before the measured part.
+	setup int64
+	// batch is the rows of one transaction.
+	batch int64
+	// ranges are the row ranges inserted, each cut into batches from its
+	// start; for write and mixed the one range is open-ended (end < 0).
+	ranges [][2]int64
+}
+
+// layoutFor works out a cell's layout, or says why the audit cannot check
+// its workload.
+func layoutFor(c plan.Cell) (*layout, error) {
+	p, s := c.Params, c.Settings
+	name := c.Workload.Name()
+	if name != "insert" && name != "write" && name != "mixed" {
+		return nil, fmt.Errorf("audit: workload %s: the audit checks the rows write transactions insert; audit insert, write or mixed (--write-kind insert)", name)
+	}
+	sc, ok := workload.Schemas[p["schema"]]
+	if !ok {
+		return nil, fmt.Errorf("audit: %s: unknown schema %q", name, p["schema"])
+	}
+	seed, err := strconv.ParseUint(p["seed"], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("audit: --seed %q: want a whole number", p["seed"])
+	}
+	l := &layout{schema: sc, seed: seed, batch: int64(s.Int("batch"))}
+	switch name {
+	case "insert":
+		rows, err := settings.ParseCount(p["rows"])
+		if err != nil {
+			return nil, fmt.Errorf("audit: --rows %q: %v", p["rows"], err)
+		}
+		workers, _ := strconv.ParseInt(p["workers"], 10, 64)
+		workers = max(workers, 1)
+		// As workload.Load cuts the rows: an equal share per worker, a
+		// transaction holding at least one whole statement.
+		l.batch = max(l.batch, int64(s.Int("rows-per-stmt")))
+		for i := range workers {
+			l.ranges = append(l.ranges, [2]int64{rows * i / workers, rows * (i + 1) / workers})
+		}
+	default: // write, mixed
+		if k := p["write-kind"]; k != "insert" {
+			return nil, fmt.Errorf("audit: %s --write-kind %s: an update leaves no trace to tell a lost one from a kept one; audit --write-kind insert", name, k)
+		}
+		if name == "mixed" && p["writers"] == "0" && p["rate"] == "0" {
+			return nil, fmt.Errorf("audit: mixed --writers 0 writes nothing; give it writers")
+		}
+		rows, err := settings.ParseCount(p["rows"])
+		if err != nil {
+			return nil, fmt.Errorf("audit: --rows %q: %v", p["rows"], err)
+		}
+		l.setup = rows
+		l.ranges = [][2]int64{{rows, -1}}
+	}
+	return l, nil
+}
+
+// ack is one acknowledged transaction: its first row, its rows and when
+// the controller heard of it, after the measured part began.
+type ack struct {
+	first, n int64
+	at       time.Duration
+}
+
+// check is what the verifier found in one recovered database.
+type check struct {
+	corrupt  string // why it failed to open, read or check ("" when sound)
+	recovery time.Duration
+	journal  string // journal_mode and synchronous read back
+	sync     string
+	// lost acknowledged transactions and when the oldest was acknowledged.
+	lost       int64
+	oldestLost time.Duration
+	atomicity  int64
+	unacked    int64
+}
+
+// verify opens the database at path as the cell's target would (a fresh
+// connection, nothing of the killed process left), times the recovery
+// (open and first query), checks its integrity and looks for every
+// acknowledged transaction.
+func verify(ctx context.Context, c plan.Cell, path string, l *layout, acks []ack) check {
+	var ck check
+	s := c.Settings.Clone()
+	s.Set("placement", "in-process")
+	inst, err := c.Target.Engine().Provision(ctx, engine.Request{Settings: s, Path: path, Name: c.RunID, Reuse: true, Keep: true})
+	if err != nil {
+		ck.corrupt = err.Error()
+		return ck
+	}
+	t0 := time.Now()
+	sess, err := target.Open(ctx, c.Target, inst.Endpoint(), target.PolicyOf(s))
+	if err != nil {
+		ck.corrupt = "open: " + err.Error()
+		return ck
+	}
+	defer sess.Close()
+	db := target.SQL(sess.DB())
+	if _, err := db.Strings(ctx, "SELECT count(*) FROM sqlite_master"); err != nil {
+		ck.corrupt = "first query: " + err.Error()
+		return ck
+	}
+	ck.recovery = time.Since(t0)
+	if v, err := db.Strings(ctx, "PRAGMA journal_mode"); err == nil && len(v) == 1 {
+		ck.journal = v[0]
+	}
+	if v, err := db.Strings(ctx, "PRAGMA synchronous"); err == nil && len(v) == 1 {
+		ck.sync = SyncName(v[0])
+	}
+	if err := inst.Check(ctx, db); err != nil {
+		ck.corrupt = strings.TrimPrefix(err.Error(), path+": ")
+		return ck
+	}
+	present, err := l.keys(ctx, sess.DB())
+	if err != nil {
+		ck.corrupt = "reading the rows: " + err.Error()
+		return ck
+	}
+	l.count(&ck, present, acks)
+	return ck
+}
+
+// keySet holds the keys present in the table.
+type keySet struct {
+	ints map[int64]bool
+	strs map[string]bool
+	buf  []byte
+}
+
+func (k *keySet) has(l *layout, i int64) bool {
+	if k.ints != nil {
+		return k.ints[l.schema.KeyInt(l.seed, i)]
+	}
+	k.buf = l.schema.AppendKey(k.buf[:0], l.seed, i)
+	return k.strs[string(k.buf)]
+}
+
+func (k *keySet) len() int {
+	if k.ints != nil {
+		return len(k.ints)
+	}
+	return len(k.strs)
+}
+
+// keys reads every key of the workload's table.
+func (l *layout) keys(ctx context.Context, db target.DB) (*keySet, error) {
+	ks := &keySet{}
+	q := "SELECT " + l.schema.KeyCol + " FROM " + l.schema.Table
+	if l.schema.IntKey() {
+		ks.ints = map[int64]bool{}
+		var v int64
+		return ks, db.Query(ctx, q, nil, func(r target.Row) error {
+			if err := r.Scan(&v); err != nil {
+				return err
+			}
+			ks.ints[v] = true
+			return nil
+		})
+	}
+	ks.strs = map[string]bool{}
+	var v string
+	return ks, db.Query(ctx, q, nil, func(r target.Row) error {
+		if err := r.Scan(&v); err != nil {
+			return err
+		}
+		ks.strs[v] = true
+		return nil
+	})
+}
+
+// errUnexplained: rows the layout cannot place.
+var errUnexplained = errors.New("rows no transaction of the workload wrote")
+
+// count finds every acknowledged transaction and the unacknowledged ones
+// present, and checks that each is whole.
+func (l *layout) count(ck *check, present *keySet, acks []ack) {
+	// whole reports how many of the n rows from first are present.
+	seen := func(first, n int64) int64 {
+		var k int64
+		for i := first; i < first+n; i++ {
+			if present.has(l, i) {
+				k++
+			}
+		}
+		return k
+	}
+	accounted := seen(0, l.setup)
+	if accounted < l.setup {
+		// Loaded and synced before the measured part: never at risk.
+		ck.corrupt = fmt.Sprintf("%d of the %d rows loaded before the fault are missing", l.setup-accounted, l.setup)
+	}
+	acked := map[int64]bool{}
+	for _, a := range acks {
+		acked[a.first] = true
+		k := seen(a.first, a.n)
+		accounted += k
+		if k < a.n {
+			if ck.lost == 0 || a.at < ck.oldestLost {
+				ck.oldestLost = a.at
+			}
+			ck.lost++
+			if k > 0 {
+				ck.atomicity++
+			}
+		}
+	}
+	// The transactions never acknowledged: every batch of the layout not
+	// acknowledged, as far as rows remain to account for (an open-ended
+	// range stops after a run of absent batches longer than any number
+	// of transactions in flight).
+	total := int64(present.len())
+	for _, r := range l.ranges {
+		absent := 0
+	batches:
+		for start := r[0]; (r[1] < 0 || start < r[1]) && accounted < total; start += l.batch {
+			n := l.batch
+			if r[1] >= 0 {
+				n = min(n, r[1]-start)
+			}
+			if acked[start] {
+				continue
+			}
+			k := seen(start, n)
+			accounted += k
+			switch {
+			case k == n:
+				ck.unacked++
+				absent = 0
+			case k > 0:
+				ck.atomicity++
+				absent = 0
+			default:
+				if absent++; r[1] < 0 && absent > 4096 {
+					break batches
+				}
+			}
+		}
+	}
+	if accounted < total && ck.corrupt == "" {
+		ck.corrupt = fmt.Sprintf("%d %s", total-accounted, errUnexplained)
+	}
+}

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"litebench/internal/audit"
+	"litebench/internal/crashvfs"
+	sweep "litebench/internal/plan"
+	"litebench/internal/results"
+	"litebench/internal/target"
+	"litebench/internal/workload"
+)
+
+const auditHelp = `NAME
+    litebench audit - measure what settings give up in durability by crashing them
+
+SYNOPSIS
+    litebench audit [WORKLOAD] [--fault process-kill,power-loss] [--trials N]
+                    [--power-model torn,lose-unsynced] [--fault-at 100ms-1s]
+                    [--fault-seed N] [--target LIST] [setting flags]
+                    [workload flags] [output flags]
+
+DESCRIPTION
+    For every cell (target × settings × workload parameters, comma lists
+    as for 'litebench insert') and every fault, runs N trials. In each, the
+    workload (insert by default; write or mixed with --write-kind insert)
+    runs in a 'litebench worker' child process that acknowledges every
+    committed write transaction to litebench, which records it; at a seeded
+    moment within --fault-at the fault strikes; a fresh connection then
+    opens the database (the recovery time is open + first query), runs
+    PRAGMA integrity_check and looks for every acknowledged transaction,
+    each a batch of consecutive rows, so a batch partly present is an
+    atomicity violation.
+
+    Faults:
+      process-kill  SIGKILL of the worker: the operating system keeps what
+                    was written. Any target.
+      power-loss    a power cut: SIGKILL, then the files are rewritten to
+                    what a disk would hold, from the log of a crash VFS the
+                    worker opened the database through (writes no sync
+                    covered are lost, or torn at 4096-byte sectors). Only
+                    targets that open through a Go VFS: ncruces-direct (and
+                    ncruces in 'make build' binaries); 'litebench list
+                    targets' says which.
+
+    Each cell and fault is one result (stored, and one row): trials,
+    acknowledged transactions, those lost (total, most in one trial, how
+    long before the fault the oldest was acknowledged), corrupt trials,
+    partly present transactions, in-flight ones present, recovery time and
+    the rows committed per second, beside what SQLite documents for its
+    journal mode and synchronous level: "as documented", or a FINDING.
+    docs/durability-audit.md describes the model and the oracle.
+
+AUDIT FLAGS
+    --fault LIST         process-kill, power-loss or both (default both)
+    --trials N           trials per cell and fault (default 20)
+    --power-model LIST   torn (default), lose-unsynced, or both: each
+                         power-loss trial is judged under each model
+    --fault-at WINDOW    when the fault strikes after the measured part
+                         starts: 300ms, or a window 100ms-1s (default)
+    --fault-seed N       seed of the fault moments and torn patterns
+                         (default 1): the same seed strikes the same way
+
+    Workload flags are those of 'litebench WORKLOAD --help'; the audit's
+    defaults differ so that the fault strikes a running workload: insert
+    --rows 10m, write and mixed --duration 1h (the fault ends them).
+    Setting flags are those of 'litebench list settings' but --placement
+    and --in-memory. Also --target, --dir, --keep (trials' files), --store,
+    --no-store, --format table|markdown|csv|json.
+
+EXAMPLES
+    litebench audit --target ncruces-direct --journal delete,wal --sync off,normal,full
+    litebench audit --fault process-kill --target mattn --journal wal --sync off --trials 50
+    litebench audit write --target ncruces-direct --journal wal --sync normal --batch 10
+
+EXIT STATUS
+    0 the audit ran (findings are results, not errors), 1 a trial failed,
+    2 bad input (nothing was touched), 130 interrupted.
+`
+
+// auditDefaults are the workload parameters the audit changes when they
+// are not given: the fault must strike a running workload.
+var auditDefaults = map[string]map[string]string{
+	"insert": {"rows": "10m"},
+	"write":  {"duration": "1h"},
+	"mixed":  {"duration": "1h"},
+}
+
+func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
+	name := "insert"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	spec, err := workload.Get(name)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	var c common
+	c.register(fs)
+	params := map[string]*string{}
+	for _, p := range spec.Params {
+		def := p.Default
+		if d, ok := auditDefaults[name][p.Name]; ok {
+			def = d
+		}
+		params[p.Name] = fs.String(p.Name, def, p.Help)
+	}
+	faults := fs.String("fault", strings.Join(audit.Faults, ","), "faults")
+	trials := fs.Int("trials", 20, "trials per cell and fault")
+	models := fs.String("power-model", string(crashvfs.Torn), "power models")
+	faultAt := fs.String("fault-at", "100ms-1s", "fault window")
+	seed := fs.Uint64("fault-seed", 1, "fault seed")
+	if err := parse(fs, args, out, simpleHelp(auditHelp)); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("audit: unexpected argument %q (the workload comes first; see 'litebench audit --help')", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, f := range []string{"db", "attach", "repeat", "memory", "series", "wal-warn", "placement", "in-memory"} {
+		if set[f] {
+			return usagef("audit: --%s does not apply: the audit runs every trial in a worker process on a database file of its own", f)
+		}
+	}
+	if c.format == "benchfmt" {
+		return usagef("audit: --format benchfmt does not apply; use table, markdown, csv or json")
+	}
+	cfg := audit.Config{Trials: *trials, Seed: *seed, Keep: c.keep, Section: "audit"}
+	if cfg.Faults, err = auditFaults(*faults); err != nil {
+		return err
+	}
+	if cfg.Models, err = powerModels(*models); err != nil {
+		return err
+	}
+	if set["power-model"] && !slices.Contains(cfg.Faults, audit.PowerLoss) {
+		return usagef("audit: --power-model applies to --fault power-loss only")
+	}
+	if cfg.FaultAt, err = audit.ParseWindow(*faultAt); err != nil {
+		return usageError{err.Error()}
+	}
+	p, err := buildPlan(spec, &c, params)
+	if err != nil {
+		return err
+	}
+	if err := audit.Check(cfg, p.specs); err != nil {
+		return usageError{err.Error()}
+	}
+	if err := p.open(ctx); err != nil {
+		return err
+	}
+	defer p.close()
+	rs, err := runAudit(ctx, cfg, p, p.specs, out, errw)
+	if err != nil {
+		return err
+	}
+	if c.format != "json" && len(rs) > 0 {
+		if err := audit.Table(rs).Render(out, c.format); err != nil {
+			return err
+		}
+	}
+	if p.store != nil && len(rs) > 0 {
+		fmt.Fprintf(errw, "saved %d result(s) as sweep %s in %s\n", len(rs), p.sweepID, p.store.Path())
+	}
+	if c.keep {
+		fmt.Fprintf(errw, "trial files kept in %s\n", p.dir)
+	}
+	return auditOutcome(rs, len(p.specs)*len(cfg.Faults))
+}
+
+// runAudit runs the audit of cells in the plan's directory, saving each
+// result as it starts and ends and, with --format json, writing it.
+func runAudit(ctx context.Context, cfg audit.Config, p *plan, cells []sweep.Cell, out, errw io.Writer) ([]*results.Result, error) {
+	cfg.Dir = p.dir
+	if p.c.progress > 0 {
+		cfg.Progress = errw
+	}
+	cfg.Begin = func(r *results.Result) error {
+		if p.store == nil {
+			return nil
+		}
+		pending := *r
+		pending.Status = results.StatusRunning
+		return p.store.Begin(&pending)
+	}
+	cfg.Done = func(r *results.Result) error {
+		if p.store != nil {
+			if err := p.store.Save(r); err != nil {
+				return fmt.Errorf("saving %s: %w", r.RunID, err)
+			}
+		}
+		if p.c.format == "json" {
+			return audit.WriteJSON(out, r)
+		}
+		return nil
+	}
+	rs, err := audit.Run(ctx, cfg, cells)
+	if err != nil && ctx.Err() == nil {
+		return rs, err
+	}
+	return rs, nil
+}
+
+// auditOutcome maps the results' statuses to the command's error.
+func auditOutcome(rs []*results.Result, cells int) error {
+	for _, r := range rs {
+		if r.Status == results.StatusInterrupted {
+			return errInterrupted
+		}
+	}
+	for _, r := range rs {
+		if r.Status == results.StatusFailed {
+			return errFailed
+		}
+	}
+	if len(rs) == 0 && cells > 0 {
+		return errInterrupted
+	}
+	return nil
+}
+
+// auditFaultsOf names the faults 'litebench audit' can inject on t:
+// power loss needs a target that opens through a Go VFS.
+func auditFaultsOf(t target.Target) string {
+	if target.SupportsVFS(t) {
+		return audit.ProcessKill + ", " + audit.PowerLoss
+	}
+	return audit.ProcessKill
+}
+
+func auditFaults(list string) ([]string, error) {
+	var out []string
+	for _, f := range audit.Faults {
+		for _, g := range strings.Split(list, ",") {
+			if strings.TrimSpace(g) == f && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	for _, g := range strings.Split(list, ",") {
+		if g = strings.TrimSpace(g); !slices.Contains(audit.Faults, g) {
+			return nil, usagef("--fault %q: unknown fault %q; want process-kill, power-loss or both", list, g)
+		}
+	}
+	return out, nil
+}
+
+func powerModels(list string) ([]crashvfs.Model, error) {
+	var out []crashvfs.Model
+	for _, s := range strings.Split(list, ",") {
+		m, err := crashvfs.ParseModel(strings.TrimSpace(s))
+		if err != nil {
+			return nil, usagef("--power-model: %v", err)
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
