@@ -216,9 +216,9 @@ DESCRIPTION
 	if name == "" || strings.ContainsAny(name, " ;()'\"=") {
 		return usagef("pragma: give one pragma name, e.g. 'litebench pragma busy_timeout'")
 	}
-	t, err := target.Get(*tname)
+	t, err := inProcessTarget("pragma", *tname)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	s := settings.Default()
 	for k, v := range vals {
@@ -300,9 +300,9 @@ DESCRIPTION
 	if err != nil {
 		return err
 	}
-	t, err := target.Get(*tname)
+	t, err := inProcessTarget("inspect", *tname)
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	d, err := t.Open(ctx, sqlite.ReadOnly(*db, in.Immutable), target.PoolOptions{})
 	if err != nil {
@@ -382,4 +382,18 @@ func readOnly(cmd, path string) (*own.Info, error) {
 		return nil, usagef("%s: %v", cmd, err)
 	}
 	return in, nil
+}
+
+// inProcessTarget is the target cmd reads through: one whose client runs
+// in this process.
+func inProcessTarget(cmd, name string) (target.Target, error) {
+	t, err := target.Get(name)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	if t.Placement().IsProcess() {
+		return nil, usagef("%s --target %s: %s runs in a worker process of its own; %s reads through one of %s",
+			cmd, name, name, cmd, strings.Join(target.InProcessNames(), ", "))
+	}
+	return t, nil
 }

@@ -463,7 +463,7 @@ func TestReadOnlyCommandsLeaveFilesAlone(t *testing.T) {
 		{"compare", "--where", "target=mattn", "--vs", "target=mattn", "--store", store},
 		{"report", "--store", store, "-o", filepath.Join(dir, "r.html")},
 	}
-	for _, name := range target.Names() {
+	for _, name := range target.InProcessNames() {
 		for _, p := range []string{db, foreign} {
 			cmds = append(cmds, []string{"inspect", "--db", p, "--target", name}, []string{"pragma", "journal_mode", "--db", p, "--target", name})
 		}

@@ -228,6 +228,20 @@ func namesLocked() []string {
 	return names
 }
 
+// InProcessNames returns the names of the targets whose clients run in
+// this process (those that can open a database here), sorted.
+func InProcessNames() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	var names []string
+	for _, n := range namesLocked() {
+		if _, ext := registry[n].(External); !ext {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // Names returns the registered target names, sorted.
 func Names() []string {
 	mu.Lock()
