@@ -121,7 +121,8 @@ func TestReportInBrowser(t *testing.T) {
 	if o := run(t, context.Background(), "report", "--store", store, "-o", page); o.code != 0 {
 		t.Fatalf("report exit %d: %s", o.code, o.err)
 	}
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
 		"--virtual-time-budget=2000", "--dump-dom", "file://"+page)
 	out, err := cmd.Output()
 	if err != nil {
@@ -134,18 +135,19 @@ func TestReportInBrowser(t *testing.T) {
 	if n := len(regexp.MustCompile(`<tr class="cell`).FindAllString(dom, -1)); n != 4 {
 		t.Errorf("%d table rows, want 4 cells", n)
 	}
-	if n := strings.Count(dom, `class="bar"`); n != 4 {
-		t.Errorf("%d bars drawn, want 4", n)
+	if n := strings.Count(dom, `<g class="row" data-cell=`); n != 4 {
+		t.Errorf("%d rows in the throughput chart, want 4", n)
 	}
-	if n := strings.Count(dom, `class="curve"`); n < 4 {
-		t.Errorf("%d latency curves, want one per cell and op kind", n)
+	if n := strings.Count(dom, `class="mark line`); n < 12 {
+		t.Errorf("%d latency curves, want one per cell and op kind (insert, begin, commit)", n)
 	}
-	if n := strings.Count(dom, `class="errbar"`); n != 4 {
-		t.Errorf("%d error bars, want 4 (3 repetitions per cell)", n)
+	if n := strings.Count(dom, `class="mark ci"`); n != 4 {
+		t.Errorf("%d intervals drawn, want 4 (3 repetitions per cell)", n)
 	}
 	// And a screenshot renders.
 	shot := filepath.Join(dir, "shot.png")
-	if err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile2"),
+	if err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile2"),
 		"--window-size=1200,1600", "--screenshot="+shot, "file://"+page).Run(); err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
