@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,4 +206,33 @@ func metricKinds(j map[string]any) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, " ")
+}
+
+// --format csv is one raw row per run for a suite too: every step of every
+// section, with its section and labels in columns of their own.
+func TestSuiteCSV(t *testing.T) {
+	dir := t.TempDir()
+	o := run(t, context.Background(), "suite", "quick", "--scale", "0.01", "--dir", dir, "--no-store", "--report", "none",
+		"--progress", "0", "--format", "csv")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(o.out)).ReadAll()
+	if err != nil {
+		t.Fatalf("not one CSV: %v\n%s", err, o.out)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	sections := map[string]int{}
+	for _, r := range recs[1:] {
+		sections[r[col["section"]]]++
+		if r[col["throughput (rows/s)"]] == "" || r[col["status"]] != "ok" {
+			t.Errorf("row %q", r)
+		}
+	}
+	if len(recs) != 13 || sections["ladder"] != 5 || sections["scan"] != 1 {
+		t.Errorf("%d rows, sections %v; want the 12 steps", len(recs)-1, sections)
+	}
 }

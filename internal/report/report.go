@@ -526,7 +526,7 @@ func Operations(rs []*results.Result) *Table {
 }
 
 // Write renders rs in format: tables (summary, then per-op latency when it
-// adds information), JSON lines, or Go benchmark format.
+// adds information), raw CSV rows, JSON lines, or Go benchmark format.
 func Write(w io.Writer, rs []*results.Result, format string) error {
 	switch format {
 	case "json":
@@ -538,6 +538,8 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 		return nil
 	case "benchfmt":
 		return WriteBenchfmt(w, rs)
+	case "csv":
+		return WriteCSV(w, rs)
 	}
 	sum := Summary(rs)
 	if countsOps(rs) {
@@ -548,9 +550,6 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	}
 	if err := sum.Render(w, format); err != nil {
 		return err
-	}
-	if format == "csv" {
-		return nil
 	}
 	multi := false
 	for _, r := range rs {

@@ -154,3 +154,37 @@ func readBenchfmt(t *testing.T, b []byte) []*benchfmt.Result {
 	}
 	return out
 }
+
+// The CSV is one raw row per run: every label and figure its own column,
+// units in the names, numbers as measured.
+func TestCSVRaw(t *testing.T) {
+	rs := runs()
+	rs[0].Elapsed = 1.0 / 3
+	var b bytes.Buffer
+	if err := WriteCSV(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("%v, %d records", err, len(recs))
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"run_id", "workload", "target", "rows", "journal", "batch", "count (rows)", "elapsed (s)",
+		"throughput (rows/s)", "insert count", "insert service p99 (µs)"} {
+		if _, ok := col[h]; !ok {
+			t.Errorf("no column %q in %q", h, recs[0])
+		}
+	}
+	if got := recs[1][col["elapsed (s)"]]; got != "0.3333333333333333" {
+		t.Errorf("elapsed %q: want the number unrounded", got)
+	}
+	if got := recs[2][col["journal"]]; got != "wal" {
+		t.Errorf("journal %q", got)
+	}
+	if got := recs[3][col["throughput (rows/s)"]]; got != "3000" {
+		t.Errorf("throughput %q", got)
+	}
+}
