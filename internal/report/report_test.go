@@ -3,11 +3,15 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -186,5 +190,70 @@ func TestCSVRaw(t *testing.T) {
 	}
 	if got := recs[3][col["throughput (rows/s)"]]; got != "3000" {
 		t.Errorf("throughput %q", got)
+	}
+}
+
+// A table wider than the terminal splits its headers, drops the columns
+// every row shares (naming them once) and cuts long text, never numbers.
+func TestFitNarrowsToWidth(t *testing.T) {
+	tb := &Table{Headers: []string{"workload", "target", "journal", "insert p99 µs", "rows/s", "warning"},
+		Right: []bool{false, false, false, true, true, false}}
+	for i, j := range []string{"delete", "wal", "wal"} {
+		tb.Rows = append(tb.Rows, []string{"insert", "mattn", j, "12.5", strconv.Itoa(1000 * (i + 1)),
+			fmt.Sprintf("repetitions spread %d%% (min 950, max 1100): differences smaller than that are noise", 11+i)})
+	}
+	wide := tb.lineWidth()
+	if got := tb.Fit(wide); got != tb {
+		t.Error("a table that fits was changed")
+	}
+	var b bytes.Buffer
+	tb.Width = 60
+	if err := tb.Render(&b, "table"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 60 {
+			t.Errorf("line of %d characters: %q", n, l)
+		}
+	}
+	if !strings.Contains(out, "every row: ") || !strings.Contains(out, "workload=insert,") || !strings.Contains(out, "target=mattn") {
+		t.Errorf("constant columns not named:\n%s", out)
+	}
+	for _, want := range []string{"delete", "12.5", "3000", "insert", "p99 µs", "…"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%q missing:\n%s", want, out)
+		}
+	}
+	// Too many numbers for the width: blocks of columns, each led by the
+	// row numbers, every line within the width, every figure shown.
+	nums := &Table{Title: "figures"}
+	for c := 0; c < 12; c++ {
+		nums.Headers = append(nums.Headers, fmt.Sprintf("p%d µs", c))
+		nums.Right = append(nums.Right, true)
+	}
+	for r := 0; r < 3; r++ {
+		var row []string
+		for c := 0; c < 12; c++ {
+			row = append(row, strconv.Itoa(100000*r+c))
+		}
+		nums.Rows = append(nums.Rows, row)
+	}
+	nums.Width = 40
+	b.Reset()
+	nums.Render(&b, "table")
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		if n := utf8.RuneCountInString(l); n > 40 {
+			t.Errorf("line of %d characters: %q", n, l)
+		}
+	}
+	if blocks := len(regexp.MustCompile(`(?m)^ *# `).FindAllString(b.String(), -1)); blocks < 3 || !strings.Contains(b.String(), "200011") {
+		t.Errorf("%d blocks:\n%s", blocks, b.String())
+	}
+	// Markdown and CSV are never narrowed.
+	b.Reset()
+	tb.Render(&b, "markdown")
+	if !strings.Contains(b.String(), "noise") {
+		t.Error("markdown was narrowed")
 	}
 }
