@@ -83,9 +83,15 @@ DESCRIPTION
     newest sweep; --all: every stored run). Keys: target, workload, any
     setting (journal, sync, pool, ...) or workload parameter.
 
+    A median's 95% interval needs 6 runs, and a difference between 3+3
+    runs can never be significant at 95%: use --repeat 6 for claims; the
+    notes under the table say where the runs are too few.
+
 FLAGS
     --store FILE     results store (default litebench.db)
-    --format F       table, markdown, csv
+    --format F       table, markdown, or csv: one raw row per cell and
+                     metric (labels, each side's n, median and interval
+                     bounds, change in percent, p, significant)
 `)
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
@@ -145,11 +151,14 @@ FLAGS
 			}
 		}
 	}
-	t, err := report.Compare(a, b)
+	c, err := report.Compare(a, b)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	return t.Render(out, *format)
+	if *format == "csv" {
+		return c.WriteCSV(out)
+	}
+	return c.Table().Render(out, *format)
 }
 
 func cmdExport(ctx context.Context, args []string, out, errw io.Writer) error {

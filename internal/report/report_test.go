@@ -257,3 +257,53 @@ func TestFitNarrowsToWidth(t *testing.T) {
 		t.Error("markdown was narrowed")
 	}
 }
+
+// compare's notes say what the samples are too small for, and only then:
+// 3+3 runs can never be significant and have no interval; 5+5 can be
+// significant but have no interval; 6+6 have both.
+func TestCompareNotes(t *testing.T) {
+	side := func(target string, n int) []*results.Result {
+		var out []*results.Result
+		for i := 0; i < n; i++ {
+			r := runs()[0]
+			r.RunID, r.Target = target+strconv.Itoa(i), target
+			r.Metrics[0].Value = 1000 + float64(10*i)
+			if target == "modernc" {
+				r.Metrics[0].Value *= 2
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		n          int
+		never, ci  bool
+		significan bool
+	}{{3, true, true, false}, {5, false, true, true}, {6, false, false, true}} {
+		cmp, err := Compare(side("mattn", c.n), side("modernc", c.n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(cmp.Notes, "\n")
+		if got := strings.Contains(notes, "can be significant"); got != c.never {
+			t.Errorf("%d+%d: 'never significant' note %v, want %v: %q", c.n, c.n, got, c.never, notes)
+		}
+		if got := strings.Contains(notes, "needs 6 runs"); got != c.ci {
+			t.Errorf("%d+%d: interval note %v, want %v: %q", c.n, c.n, got, c.ci, notes)
+		}
+		if strings.Contains(notes, "--repeat 5") {
+			t.Errorf("advises --repeat 5: %q", notes)
+		}
+		if cmp.Rows[0].Significant != c.significan {
+			t.Errorf("%d+%d: significant %v", c.n, c.n, cmp.Rows[0].Significant)
+		}
+		var b bytes.Buffer
+		if err := cmp.WriteCSV(&b); err != nil {
+			t.Fatal(err)
+		}
+		recs, _ := csv.NewReader(&b).ReadAll()
+		if recs[0][0] != "metric" || recs[1][0] != "throughput" || recs[1][1] != "rows/s" || recs[1][3] != strconv.Itoa(c.n) {
+			t.Errorf("csv %q", recs[:2])
+		}
+	}
+}
