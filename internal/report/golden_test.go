@@ -214,6 +214,20 @@ func BenchmarkHTMLReport1000(b *testing.B) {
 	}
 }
 
+// BenchmarkHTMLReport1000In36Cells is 1,000 runs of a wider sweep: 36
+// cells of 28 runs, three op kinds each (108 latency curves).
+func BenchmarkHTMLReport1000In36Cells(b *testing.B) {
+	rs := sweep36(28)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, rs, Options{Title: "big", Defaults: testDefaults}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(buf.Len())/1e6, "MB")
+	}
+}
+
 // fixture reads runs litebench wrote in schema 1 (taken from real runs: two
 // inserts on drivers of different SQLite versions, a scan, an open-loop
 // mixed run, two HTTP strategies and three steps of the quick suite),
