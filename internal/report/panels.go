@@ -130,7 +130,7 @@ func curveTitle(op string, p CurvePanel) string {
 	}
 	if len(p.Lines) == 1 {
 		pts := felt(p.Lines[0])
-		if p.Lines[0].Count == 1 {
+		if len(pts) == 1 { // one timed operation
 			return fmt.Sprintf("%s %s: one operation, %s", op, kind, duration(pts[0][1]))
 		}
 		return fmt.Sprintf("%s %s: p50 %s, p99 %s, max %s", op, kind, duration(at(pts, 50)), duration(at(pts, 99)), duration(pts[len(pts)-1][1]))
