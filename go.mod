@@ -8,6 +8,7 @@ require (
 	github.com/ncruces/go-sqlite3 v0.35.6
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sys v0.48.0
+	golang.org/x/term v0.46.0
 	modernc.org/sqlite v1.60.1
 	zombiezen.com/go/sqlite v1.4.2
 )

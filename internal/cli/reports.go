@@ -14,6 +14,7 @@ import (
 	"litebench/internal/own"
 	"litebench/internal/report"
 	"litebench/internal/results"
+	"litebench/internal/settings"
 	"litebench/internal/store"
 )
 
@@ -82,9 +83,15 @@ DESCRIPTION
     newest sweep; --all: every stored run). Keys: target, workload, any
     setting (journal, sync, pool, ...) or workload parameter.
 
+    A median's 95% interval needs 6 runs, and a difference between 3+3
+    runs can never be significant at 95%: use --repeat 6 for claims; the
+    notes under the table say where the runs are too few.
+
 FLAGS
     --store FILE     results store (default litebench.db)
-    --format F       table, markdown, csv
+    --format F       table, markdown, or csv: one raw row per cell and
+                     metric (labels, each side's n, median and interval
+                     bounds, change in percent, p, significant)
 `)
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
@@ -144,11 +151,14 @@ FLAGS
 			}
 		}
 	}
-	t, err := report.Compare(a, b)
+	c, err := report.Compare(a, b)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	return t.Render(out, *format)
+	if *format == "csv" {
+		return c.WriteCSV(out)
+	}
+	return c.Table().Render(out, *format)
 }
 
 func cmdExport(ctx context.Context, args []string, out, errw io.Writer) error {
@@ -344,7 +354,7 @@ func writeReport(ctx context.Context, path string, rs []*results.Result, title s
 	tmp.Chmod(0o644) //nolint:errcheck // best effort: reports are for sharing
 	done := make(chan error, 1)
 	go func() {
-		err := report.WriteHTML(tmp, rs, title)
+		err := report.WriteHTML(tmp, rs, report.Options{Title: title, Defaults: settings.Default().Map()})
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}
@@ -381,14 +391,19 @@ SYNOPSIS
     litebench report [RUN_OR_SWEEP... | --last | --all] [-o FILE] [--title T]
 
 DESCRIPTION
-    One self-contained HTML file (inline SVG, CSS and a few lines of
-    JavaScript; nothing is fetched, it opens offline): the sweep table,
-    sortable, the best cell of each group highlighted; throughput bars
-    grouped by the setting that varies most, with error bars for repeated
-    cells; latency-by-percentile curves per op kind (log-scaled percentile
-    axis); time series (throughput, p99, WAL size) of runs that have them;
-    the environment and the command line that repeats each run. Runs from
+    One self-contained HTML file (SVG charts drawn by litebench, CSS and a
+    few lines of JavaScript; nothing is fetched, it opens offline):
+    a summary (each suite section's or workload's best cell and its
+    speed-up over the defaults with a 95% interval; warnings in words);
+    throughput, one panel per section or workload, log-scaled where values
+    span more than 10x; latency by percentile on HdrHistogram's 1/(1-p)
+    axis for every op kind of every cell, response and service time for
+    open-loop runs with wanted and achieved rates; throughput, p99 and WAL
+    size over time with checkpoints and warnings marked; the sortable
+    cells table, the command line that repeats each run, and the
+    environments. Cells are numbered in every chart and legend. Runs from
     several stores can be reported together after 'litebench import'.
+    docs/reports.md explains each chart.
 
 FLAGS
     -o FILE        output (default litebench-report.html); an existing file

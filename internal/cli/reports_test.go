@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/csv"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"litebench/internal/results"
+	"litebench/internal/units"
 )
 
 // A small stored sweep with repetitions, for the report commands.
@@ -61,12 +67,33 @@ func TestCompareWhereVs(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s", o.code, o.err)
 	}
-	// One block per batch size, each starting with rows/s.
-	if n := strings.Count(o.out, ",rows/s,"); n != 2 {
-		t.Errorf("%d rows/s lines, want 2 (one per batch cell):\n%s", n, o.out)
+	// Raw rows: the cell's label in its own column, one throughput row per
+	// batch size, both sides' run counts.
+	recs, err := csv.NewReader(strings.NewReader(o.out)).ReadAll()
+	if err != nil || len(recs) < 3 {
+		t.Fatalf("csv: %v\n%s", err, o.out)
 	}
-	if !strings.Contains(o.out, "batch=100") || !strings.Contains(o.out, "3+3") {
-		t.Errorf("cells or sample sizes missing:\n%s", o.out)
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var batches []string
+	for _, r := range recs[1:] {
+		if r[col["metric"]] == "throughput" {
+			batches = append(batches, r[col["batch"]])
+			if r[col["unit"]] != "rows/s" || r[col["a_n"]] != "3" || r[col["b_n"]] != "3" {
+				t.Errorf("row %q", r)
+			}
+		}
+	}
+	if strings.Join(batches, ",") != "100,1000" {
+		t.Errorf("throughput of batches %v, want 100,1000:\n%s", batches, o.out)
+	}
+	// The table's notes: 3+3 runs can never be significant, and have no
+	// interval.
+	o = run(t, context.Background(), "compare", "--where", "target=mattn", "--vs", "target=modernc", "--store", store)
+	if !strings.Contains(o.out, "With 3+3 runs no difference can be significant") || !strings.Contains(o.out, "needs 6 runs") {
+		t.Errorf("notes for 3+3 runs missing:\n%s", o.out)
 	}
 	for _, args := range [][]string{
 		{"compare", "--where", "target=mattn", "--store", store},
@@ -121,7 +148,8 @@ func TestReportInBrowser(t *testing.T) {
 	if o := run(t, context.Background(), "report", "--store", store, "-o", page); o.code != 0 {
 		t.Fatalf("report exit %d: %s", o.code, o.err)
 	}
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile"),
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
 		"--virtual-time-budget=2000", "--dump-dom", "file://"+page)
 	out, err := cmd.Output()
 	if err != nil {
@@ -134,18 +162,19 @@ func TestReportInBrowser(t *testing.T) {
 	if n := len(regexp.MustCompile(`<tr class="cell`).FindAllString(dom, -1)); n != 4 {
 		t.Errorf("%d table rows, want 4 cells", n)
 	}
-	if n := strings.Count(dom, `class="bar"`); n != 4 {
-		t.Errorf("%d bars drawn, want 4", n)
+	if n := strings.Count(dom, `<g class="row" data-cell=`); n != 4 {
+		t.Errorf("%d rows in the throughput chart, want 4", n)
 	}
-	if n := strings.Count(dom, `class="curve"`); n < 4 {
-		t.Errorf("%d latency curves, want one per cell and op kind", n)
+	if n := strings.Count(dom, `class="mark line`); n < 12 {
+		t.Errorf("%d latency curves, want one per cell and op kind (insert, begin, commit)", n)
 	}
-	if n := strings.Count(dom, `class="errbar"`); n != 4 {
-		t.Errorf("%d error bars, want 4 (3 repetitions per cell)", n)
+	if n := strings.Count(dom, `class="mark ci"`); n != 4 {
+		t.Errorf("%d intervals drawn, want 4 (3 repetitions per cell)", n)
 	}
 	// And a screenshot renders.
 	shot := filepath.Join(dir, "shot.png")
-	if err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(dir, "profile2"),
+	if err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile2"),
 		"--window-size=1200,1600", "--screenshot="+shot, "file://"+page).Run(); err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
@@ -203,4 +232,71 @@ func metricKinds(j map[string]any) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, " ")
+}
+
+// Six runs a side: intervals and significance are possible, and compare
+// says nothing of runs being too few (it used to for any count).
+func TestCompareSixAndSix(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := 0; i < 12; i++ {
+		target := []string{"mattn", "modernc"}[i%2]
+		r := &results.Result{Schema: results.SchemaVersion, RunID: fmt.Sprintf("six.%d", i+1), SweepID: "six", Repeat: i/2 + 1,
+			Workload: "insert", Target: target, Engine: "sqlite", Client: target, Placement: "in-process",
+			Settings: map[string]string{"batch": "1000"}, Params: map[string]string{"rows": "1000"}, Status: results.StatusOK,
+			StartedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Rows: 1000, Elapsed: 0.01,
+			Ops: []results.Op{{Name: "insert", Count: 1000, Service: results.Latency{"p50": 2 + float64(i), "p99": 10}}},
+			Env: results.Env{Target: target, OS: "linux", Arch: "amd64"}}
+		r.SetHeadline(results.Metric{Name: results.Throughput, Unit: units.RowsPerSecond, Value: float64(10000 + 100*i + 5000*(i%2)), Better: units.Higher})
+		b, err := results.MarshalJSONLine(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	file := filepath.Join(dir, "six.jsonl")
+	os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	store := filepath.Join(dir, "store.db")
+	if o := run(t, context.Background(), "import", "--store", store, file); o.code != 0 {
+		t.Fatalf("import: %s", o.err)
+	}
+	o := run(t, context.Background(), "compare", "--where", "target=mattn", "--vs", "target=modernc", "--store", store, "--all")
+	if o.code != 0 {
+		t.Fatalf("compare exit %d: %s", o.code, o.err)
+	}
+	if strings.Contains(o.out, "can be significant") || strings.Contains(o.out, "needs 6 runs") || strings.Contains(o.out, "fewer than") {
+		t.Errorf("6+6 runs are not too few:\n%s", o.out)
+	}
+	if !strings.Contains(o.out, "6+6") || !strings.Contains(o.out, "better") || !strings.Contains(o.out, "±") {
+		t.Errorf("the throughput change, its interval and sample sizes missing:\n%s", o.out)
+	}
+}
+
+// --format csv is one raw row per run for a suite too: every step of every
+// section, with its section and labels in columns of their own.
+func TestSuiteCSV(t *testing.T) {
+	dir := t.TempDir()
+	o := run(t, context.Background(), "suite", "quick", "--scale", "0.01", "--dir", dir, "--no-store", "--report", "none",
+		"--progress", "0", "--format", "csv")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	recs, err := csv.NewReader(strings.NewReader(o.out)).ReadAll()
+	if err != nil {
+		t.Fatalf("not one CSV: %v\n%s", err, o.out)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	sections := map[string]int{}
+	for _, r := range recs[1:] {
+		sections[r[col["section"]]]++
+		if r[col["throughput (rows/s)"]] == "" || r[col["status"]] != "ok" {
+			t.Errorf("row %q", r)
+		}
+	}
+	if len(recs) != 13 || sections["ladder"] != 5 || sections["scan"] != 1 {
+		t.Errorf("%d rows, sections %v; want the 12 steps", len(recs)-1, sections)
+	}
 }

@@ -217,6 +217,11 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	})
 	err = def.run(ctx, s)
 	all := s.suite.Results
+	if c.format == "csv" && len(all) > 0 {
+		if werr := report.WriteCSV(out, all); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if p.store != nil && len(all) > 0 {
 		fmt.Fprintf(errw, "saved %d run(s) as sweep %s in %s ('litebench show %s')\n", len(all), p.sweepID, p.store.Path(), p.sweepID)
 	}
@@ -242,6 +247,8 @@ func (s *suiteRun) emit(t *report.Table, rs []*results.Result) error {
 	switch s.c.format {
 	case "json":
 		return nil // already streamed run by run
+	case "csv":
+		return nil // every run, one row each, at the end
 	case "benchfmt":
 		return report.WriteBenchfmt(s.out, rs)
 	}

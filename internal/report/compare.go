@@ -1,7 +1,10 @@
 package report
 
 import (
+	"encoding/csv"
 	"fmt"
+	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,14 +64,23 @@ func fields(rs []*results.Result) []string {
 
 // metric is one figure compared per cell.
 type metric struct {
-	name   string
+	name   string // "throughput", "read p99"
+	unit   string
 	higher bool // higher is better
 	get    func(*results.Result) (float64, bool)
 }
 
+// title is how tables name a metric: "rows/s", "read p99 µs".
+func (m metric) title() string {
+	if m.name == results.Throughput && m.unit != "" {
+		return m.unit
+	}
+	return strings.TrimSpace(m.name + " " + m.unit)
+}
+
 func metricsOf(rs []*results.Result) []metric {
 	higher := len(rs) == 0 || rs[0].Headline().Better != units.Lower
-	ms := []metric{{HeadlineName(rs), higher, func(r *results.Result) (float64, bool) {
+	ms := []metric{{results.Throughput, headlineUnit(rs), higher, func(r *results.Result) (float64, bool) {
 		return r.Headline().Value, r.Status == results.StatusOK
 	}}}
 	seen := map[string]bool{}
@@ -80,8 +92,7 @@ func metricsOf(rs []*results.Result) []metric {
 			seen[o.Name] = true
 			name := o.Name
 			for _, p := range []string{"p50", "p99"} {
-				p := p
-				ms = append(ms, metric{name + " " + p + " µs", false, func(r *results.Result) (float64, bool) {
+				ms = append(ms, metric{name + " " + p, units.Microseconds, false, func(r *results.Result) (float64, bool) {
 					op := r.Op(name)
 					if op == nil || op.Count == 0 || r.Status != results.StatusOK {
 						return 0, false
@@ -96,10 +107,38 @@ func metricsOf(rs []*results.Result) []metric {
 	return ms
 }
 
+// Comparison is what Compare found: for every pair of cells and every
+// metric, both sides' medians and the test between them.
+type Comparison struct {
+	// A and B name the sides by what sets them apart ("target=mattn").
+	A, B string
+	// Fields are the labels that tell the cells apart.
+	Fields []string
+	Rows   []ComparisonRow
+	// Notes say what the samples are too small to show.
+	Notes []string
+}
+
+// ComparisonRow is one metric of one pair of cells.
+type ComparisonRow struct {
+	Cell   []string // values of Comparison.Fields
+	Metric string
+	Unit   string
+	Better string // higher or lower
+	A, B   stats.Summary
+	// P is the Mann-Whitney U test's p-value; Pct the change of B's median
+	// over A's in percent; Delta the change as shown ("~" when not
+	// significant).
+	P           float64
+	Pct         float64
+	Significant bool
+	Delta       string
+}
+
 // Compare pairs the cells of a and b and tests every metric. Fields that
 // take one value on each side, different between the sides, are what is
 // compared; cells are matched on every other field.
-func Compare(a, b []*results.Result) (*Table, error) {
+func Compare(a, b []*results.Result) (*Comparison, error) {
 	if len(a) == 0 || len(b) == 0 {
 		return nil, fmt.Errorf("nothing to compare: side A has %d runs, side B %d", len(a), len(b))
 	}
@@ -126,8 +165,8 @@ func Compare(a, b []*results.Result) (*Table, error) {
 		return sb.String()
 	}
 	type cell struct {
-		label string
-		a, b  []*results.Result
+		vals []string
+		a, b []*results.Result
 	}
 	var cells []*cell
 	idx := map[string]*cell{}
@@ -136,12 +175,11 @@ func Compare(a, b []*results.Result) (*Table, error) {
 			k := key(r)
 			c, ok := idx[k]
 			if !ok {
-				var parts []string
+				c = &cell{}
 				for _, f := range vary {
 					v, _ := Field(r, f)
-					parts = append(parts, f+"="+v)
+					c.vals = append(c.vals, v)
 				}
-				c = &cell{label: strings.Join(parts, " ")}
 				idx[k] = c
 				cells = append(cells, c)
 			}
@@ -163,49 +201,132 @@ func Compare(a, b []*results.Result) (*Table, error) {
 		}
 		return strings.Join(parts, " ")
 	}
-	t := &Table{Title: fmt.Sprintf("A: %s  vs  B: %s (Mann-Whitney U, %.0f%% confidence; ~ = no significant difference)", sideName(a), sideName(b), 100*stats.Confidence),
-		Headers: []string{"cell", "metric", "A", "B", "change", "p", "n"},
-		Right:   []bool{false, false, true, true, true, true, true}}
+	out := &Comparison{A: sideName(a), B: sideName(b), Fields: vary}
 	ms := metricsOf(all)
 	paired := 0
+	minA, minB := -1, -1 // the smallest pair of samples
+	fewest := -1
 	for _, c := range cells {
 		if len(c.a) == 0 || len(c.b) == 0 {
 			continue
 		}
 		paired++
-		label := c.label
-		if label == "" {
-			label = "(all)"
-		}
 		for _, m := range ms {
 			va, vb := collect(c.a, m), collect(c.b, m)
 			if len(va) == 0 || len(vb) == 0 {
 				continue
 			}
+			if minA < 0 || len(va)+len(vb) < minA+minB {
+				minA, minB = len(va), len(vb)
+			}
+			if fewest < 0 || min(len(va), len(vb)) < fewest {
+				fewest = min(len(va), len(vb))
+			}
 			cmp := stats.Compare(va, vb)
-			delta := cmp.Delta
-			if delta != "~" && delta != "?" {
-				better := (cmp.Pct > 0) == m.higher
-				if better {
-					delta += " better"
-				} else {
-					delta += " worse"
-				}
+			better := string(units.Lower)
+			if m.higher {
+				better = string(units.Higher)
 			}
-			p := "-"
-			if cmp.P > 0 {
-				p = strconv.FormatFloat(cmp.P, 'f', 3, 64)
-			}
-			t.Rows = append(t.Rows, []string{label, m.name, Num(cmp.A.Median) + ciSuffix(cmp.A), Num(cmp.B.Median) + ciSuffix(cmp.B),
-				delta, p, fmt.Sprintf("%d+%d", len(va), len(vb))})
-			label = ""
+			out.Rows = append(out.Rows, ComparisonRow{Cell: c.vals, Metric: m.name, Unit: m.unit, Better: better,
+				A: cmp.A, B: cmp.B, P: cmp.P, Pct: cmp.Pct, Significant: cmp.Significant, Delta: cmp.Delta})
 		}
 	}
 	if paired == 0 {
 		return nil, fmt.Errorf("no cell of A matches a cell of B (they differ in more than one field); narrow them with --where/--vs")
 	}
-	t.Notes = append(t.Notes, "With fewer than 4 runs per side a difference can never be significant at 95%: use --repeat 5 or more for claims.")
-	return t, nil
+	// What the samples are too small for: a significant difference, with
+	// fewer than C(m+n, m) = 40 orderings (3+3, 2+5, …), and an interval
+	// of the median, with fewer than minCIRuns runs.
+	if p := 2 / binomial(minA+minB, minA); p > stats.Alpha {
+		out.Notes = append(out.Notes, fmt.Sprintf("With %d+%d runs no difference can be significant at %.0f%%: the smallest p-value such samples can give is %.3f. Use --repeat %d or more for claims.",
+			minA, minB, 100*stats.Confidence, p, minCIRuns))
+	}
+	if fewest < minCIRuns {
+		out.Notes = append(out.Notes, fmt.Sprintf("A median's %.0f%% interval needs %d runs; medians of fewer (here %d) are shown without one. Use --repeat %d or more.",
+			100*stats.Confidence, minCIRuns, fewest, minCIRuns))
+	}
+	return out, nil
+}
+
+// binomial is n choose k.
+func binomial(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
+
+// Table is the comparison for people: one line per cell and metric, both
+// medians with their intervals, the change, its p-value and the sample
+// sizes.
+func (c *Comparison) Table() *Table {
+	t := &Table{Title: fmt.Sprintf("A: %s  vs  B: %s (Mann-Whitney U, %.0f%% confidence; ~ = no significant difference)", c.A, c.B, 100*stats.Confidence),
+		Headers: []string{"cell", "metric", "A", "B", "change", "p", "n"},
+		Right:   []bool{false, false, true, true, true, true, true}, Notes: c.Notes}
+	last := ""
+	for _, r := range c.Rows {
+		var parts []string
+		for i, f := range c.Fields {
+			parts = append(parts, f+"="+r.Cell[i])
+		}
+		label := strings.Join(parts, " ")
+		if label == "" {
+			label = "(all)"
+		}
+		shown := label
+		if label == last {
+			shown = ""
+		}
+		last = label
+		delta := r.Delta
+		if delta != "~" && delta != "?" {
+			if (r.Pct > 0) == (r.Better == string(units.Higher)) {
+				delta += " better"
+			} else {
+				delta += " worse"
+			}
+		}
+		p := "-"
+		if r.P > 0 {
+			p = strconv.FormatFloat(r.P, 'f', 3, 64)
+		}
+		m := metric{name: r.Metric, unit: r.Unit}
+		t.Rows = append(t.Rows, []string{shown, m.title(), Num(r.A.Median) + ciSuffix(r.A), Num(r.B.Median) + ciSuffix(r.B),
+			delta, p, fmt.Sprintf("%d+%d", r.A.N, r.B.N)})
+	}
+	return t
+}
+
+// WriteCSV writes the comparison raw, one row per cell and metric: the
+// cell's labels, then for each side its run count, median and the bounds
+// of the median's 95% interval (empty when unbounded), then the change in
+// percent, the p-value and whether it is significant; numbers unrounded.
+func (c *Comparison) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := append(append([]string(nil), c.Fields...), "metric", "unit", "better",
+		"a_n", "a_median", "a_ci_lo", "a_ci_hi", "b_n", "b_median", "b_ci_lo", "b_ci_hi", "change (%)", "p", "significant")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	bound := func(v float64) string {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return ""
+		}
+		return raw(v)
+	}
+	for _, r := range c.Rows {
+		row := append([]string(nil), r.Cell...)
+		row = append(row, r.Metric, r.Unit, r.Better,
+			strconv.Itoa(r.A.N), raw(r.A.Median), bound(r.A.Lo), bound(r.A.Hi),
+			strconv.Itoa(r.B.N), raw(r.B.Median), bound(r.B.Lo), bound(r.B.Hi),
+			raw(r.Pct), raw(r.P), strconv.FormatBool(r.Significant))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 func collect(rs []*results.Result, m metric) []float64 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,6 +78,10 @@ func synthetic(n int) []*results.Result {
 	return rs
 }
 
+// synthetic1000 is synthetic(1000), made once for the tests and the
+// benchmark that read it.
+var synthetic1000 = sync.OnceValue(func() []*results.Result { return synthetic(1000) })
+
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -104,7 +109,7 @@ func TestGoldenFormats(t *testing.T) {
 		}
 		golden(t, "sweep."+map[string]string{"markdown": "md", "csv": "csv", "json": "jsonl"}[f], b.Bytes())
 	}
-	d := BuildHTMLData("synthetic", rs)
+	d := BuildHTMLData(rs, Options{Title: "synthetic", Defaults: testDefaults})
 	b, _ := json.MarshalIndent(d, "", " ")
 	golden(t, "html-data.json", append(b, '\n'))
 }
@@ -114,7 +119,7 @@ func TestGoldenFormats(t *testing.T) {
 func TestHTMLEmbedsDataAndCharts(t *testing.T) {
 	rs := synthetic(16)
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rs, "synthetic"); err != nil {
+	if err := WriteHTML(&b, rs, Options{Title: "synthetic", Defaults: testDefaults}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -132,11 +137,23 @@ func TestHTMLEmbedsDataAndCharts(t *testing.T) {
 	if len(d.Cells) != 8 || d.Cells[0].N != 2 {
 		t.Errorf("%d cells, first has n=%d; want 8 cells of 2 runs", len(d.Cells), d.Cells[0].N)
 	}
-	if got := strings.Count(page, `class="bar"`); got != 8 {
-		t.Errorf("%d bars, want 8", got)
+	if got := strings.Count(page, `<g class="row" data-cell=`); got != 8 {
+		t.Errorf("%d rows in the throughput chart, want 8", got)
 	}
-	if got := strings.Count(page, `class="errbar"`); got != 8 {
-		t.Errorf("%d error bars, want 8 (every cell is repeated)", got)
+	if got := strings.Count(page, `class="mark bar"`) + strings.Count(page, `class="mark dot"`); got != 8 {
+		t.Errorf("%d bars or dots, want 8", got)
+	}
+	if got := strings.Count(page, `class="mark ci"`); got != 8 {
+		t.Errorf("%d intervals, want 8 (every cell is repeated)", got)
+	}
+	// Both op kinds of every cell have a curve, and reads (timed from
+	// their schedule) a response-time curve besides.
+	curves := 0
+	for _, p := range d.Latency {
+		curves += len(p.Lines)
+	}
+	if resp := strings.Count(page, `class="mark line response"`); curves != 16 || resp != 8 {
+		t.Errorf("%d cells' curves, %d of response time; want 16 and 8", curves, resp)
 	}
 	if got := strings.Count(page, `<tr class="cell`); got != 8 {
 		t.Errorf("%d table rows, want 8", got)
@@ -172,25 +189,39 @@ func TestLTTB(t *testing.T) {
 	}
 }
 
-// 1,000 stored runs make a page under 5 MB (time is checked by
+// 1,000 stored runs make a page under 2 MB (time is checked by
 // BenchmarkHTMLReport1000).
 func TestHTMLSize1000Runs(t *testing.T) {
-	rs := synthetic(1000)
+	rs := synthetic1000()
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rs, "big"); err != nil {
+	if err := WriteHTML(&b, rs, Options{Title: "big", Defaults: testDefaults}); err != nil {
 		t.Fatal(err)
 	}
-	if b.Len() > 5<<20 {
-		t.Errorf("report of 1000 runs is %d bytes, over 5 MB", b.Len())
+	if b.Len() > 2e6 {
+		t.Errorf("report of 1000 runs is %d bytes, over 2 MB", b.Len())
 	}
 }
 
 func BenchmarkHTMLReport1000(b *testing.B) {
-	rs := synthetic(1000)
+	rs := synthetic1000()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var buf bytes.Buffer
-		if err := WriteHTML(&buf, rs, "big"); err != nil {
+		if err := WriteHTML(&buf, rs, Options{Title: "big", Defaults: testDefaults}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(buf.Len())/1e6, "MB")
+	}
+}
+
+// BenchmarkHTMLReport1000In36Cells is 1,000 runs of a wider sweep: 36
+// cells of 28 runs, three op kinds each (108 latency curves).
+func BenchmarkHTMLReport1000In36Cells(b *testing.B) {
+	rs := sweep36(28)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, rs, Options{Title: "big", Defaults: testDefaults}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(buf.Len())/1e6, "MB")
@@ -244,7 +275,7 @@ func TestGoldenPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden(t, s.name+".bench", bf.Bytes())
-		if err := WriteHTML(&page, s.rs, "litebench: "+s.name); err != nil {
+		if err := WriteHTML(&page, s.rs, Options{Title: "litebench: " + s.name, Defaults: testDefaults}); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, s.name+".html", page.Bytes())

@@ -5,130 +5,334 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"litebench/internal/results"
-	"litebench/internal/units"
 )
 
 // HTMLMarker starts every report litebench writes; litebench overwrites
 // only files that start with it.
 const HTMLMarker = "<!DOCTYPE html>\n<!-- litebench report -->"
 
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
-
-func color(i int) string { return palette[i%len(palette)] }
-
-// WriteHTML writes one self-contained page: inline CSS, inline SVG charts
-// drawn here, a few lines of inline JavaScript for sorting; nothing is
-// fetched.
-func WriteHTML(w io.Writer, rs []*results.Result, title string) error {
-	d := BuildHTMLData(title, rs)
-	var b strings.Builder
-	esc := html.EscapeString
-	b.WriteString(HTMLMarker + "\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>%s</style></head><body>\n", esc(d.Title), css)
-	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"sub\">%d runs in %d cells. Throughput in %s; latency in µs (response time for open-loop runs, service time otherwise). Click a column to sort.</p>\n",
-		esc(d.Title), len(rs), len(d.Cells), esc(d.Unit))
-	for _, n := range d.Notes {
-		fmt.Fprintf(&b, "<p class=\"note\">%s</p>\n", esc(n))
-	}
-
-	// The sweep table.
-	b.WriteString("<h2>Cells</h2>\n<table id=\"cells\" class=\"sortable\"><thead><tr><th>#</th><th>workload</th><th>target</th>")
-	for _, c := range d.Columns {
-		fmt.Fprintf(&b, "<th>%s</th>", esc(c))
-	}
-	fmt.Fprintf(&b, "<th>n</th><th>%s</th><th>CI</th><th>spread</th><th>op</th><th>p50 µs</th><th>p99 µs</th><th>errors</th><th>warning</th></tr></thead><tbody>\n", esc(d.Unit))
-	for i, c := range d.Cells {
-		cls := "cell"
-		if c.Best {
-			cls += " best"
-		}
-		fmt.Fprintf(&b, "<tr class=\"%s\"><td>%d</td><td>%s</td><td>%s</td>", cls, i+1, esc(c.Workload), esc(c.Target))
-		for _, f := range c.Fields {
-			fmt.Fprintf(&b, "<td>%s</td>", esc(f))
-		}
-		fmt.Fprintf(&b, "<td>%d</td><td data-v=\"%g\">%s</td><td>%s</td><td data-v=\"%g\">%.0f%%</td><td>%s</td><td data-v=\"%g\">%s</td><td data-v=\"%g\">%s</td><td>%s</td><td class=\"warn\">%s</td></tr>\n",
-			c.N, c.Median, Num(c.Median), esc(c.CI), c.Spread, 100*c.Spread, esc(c.Op), c.P50, Num(c.P50), c.P99, Num(c.P99), esc(c.Errors), esc(c.Warning))
-	}
-	b.WriteString("</tbody></table>\n<p class=\"legend\"><span class=\"swatch best\"></span> best " + esc(d.Unit) + " within its group")
-	if d.GroupBy != "" {
-		b.WriteString(" (same workload and " + esc(d.GroupBy) + ")")
-	}
-	b.WriteString("</p>\n")
-
-	// Throughput bars.
-	fmt.Fprintf(&b, "<h2>Throughput</h2>\n%s\n", barChart(d))
-
-	// Latency curves.
-	if len(d.Curves) > 0 {
-		b.WriteString("<h2>Latency by percentile</h2>\n")
-		for _, cs := range d.Curves {
-			fmt.Fprintf(&b, "<h3>%s (%s time)</h3>\n%s\n", esc(cs.Op), cs.Kind, curveChart(cs))
-		}
-	}
-
-	// Time series.
-	if len(d.Series) > 0 {
-		b.WriteString("<h2>Over time</h2>\n")
-		for _, m := range []struct {
-			name string
-			get  func(SeriesRun) [][2]float64
-			fmt  func(float64) string
-		}{
-			{"throughput (operations, or rows, per second)", func(s SeriesRun) [][2]float64 { return s.Ops }, Num},
-			{"p99 latency (µs), worst op kind", func(s SeriesRun) [][2]float64 { return s.P99 }, Num},
-			{"WAL size", func(s SeriesRun) [][2]float64 { return s.WAL }, func(v float64) string { return units.Bytes(int64(v)) }},
-		} {
-			var lines []line
-			for i, s := range d.Series {
-				if pts := m.get(s); len(pts) > 1 {
-					lines = append(lines, line{label: s.Label, color: color(i), pts: pts})
-				}
-			}
-			if len(lines) > 0 {
-				fmt.Fprintf(&b, "<h3>%s</h3>\n%s\n", m.name, lineChart(lines, false, false, "seconds", m.fmt, Num))
-			}
-		}
-	}
-
-	// Reproduce.
-	b.WriteString("<h2>Runs and how to repeat them</h2>\n<table id=\"runs\"><thead><tr><th>run</th><th>cell</th><th>status</th><th>env</th><th>command</th></tr></thead><tbody>\n")
-	for i, c := range d.Cells {
-		for _, r := range c.Runs {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%d</td><td><code>%s</code></td></tr>\n", esc(r.RunID), i+1, esc(r.Status), r.Env+1, esc(r.Command))
-		}
-	}
-	b.WriteString("</tbody></table>\n<h2>Environment</h2>\n")
-	for i, e := range d.Envs {
-		fmt.Fprintf(&b, "<table class=\"env\"><caption>environment %d</caption>", i+1)
-		for _, l := range e.Lines {
-			fmt.Fprintf(&b, "<tr><th>%s</th><td>%s</td></tr>", esc(l[0]), esc(l[1]))
-		}
-		b.WriteString("</table>\n")
-	}
+// WriteHTML writes one self-contained page: inline CSS, SVG charts drawn
+// here, a few lines of inline JavaScript for sorting and highlighting;
+// nothing is fetched.
+func WriteHTML(w io.Writer, rs []*results.Result, o Options) error {
+	d := BuildHTMLData(rs, o)
+	p := &page{d: &d}
+	p.write(len(rs))
 	data, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
 	// The data behind the page, for tools (and tests) that read it back.
-	fmt.Fprintf(&b, "<script type=\"application/json\" id=\"litebench-data\">%s</script>\n", strings.ReplaceAll(string(data), "</", "<\\/"))
-	fmt.Fprintf(&b, "<script>%s</script>\n</body></html>\n", js)
-	_, err = io.WriteString(w, b.String())
+	fmt.Fprintf(&p.b, "<script type=\"application/json\" id=\"litebench-data\">%s</script>\n", strings.ReplaceAll(string(data), "</", "<\\/"))
+	fmt.Fprintf(&p.b, "<script>%s</script>\n</body></html>\n", js)
+	_, err = io.WriteString(w, p.b.String())
 	return err
 }
 
-const css = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
-h1{font-size:22px}h2{font-size:18px;margin-top:32px}h3{font-size:15px}
+// page renders HTMLData.
+type page struct {
+	d    *HTMLData
+	b    strings.Builder
+	clip int // numbers the charts' clip paths
+}
+
+var esc = html.EscapeString
+
+func (p *page) printf(format string, args ...any) { fmt.Fprintf(&p.b, format, args...) }
+
+func (p *page) write(runs int) {
+	d := p.d
+	p.printf("%s\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width\">\n", HTMLMarker)
+	p.printf("<title>%s</title>\n<style>%s</style></head><body>\n", esc(d.Title), css)
+	p.printf("<h1>%s</h1>\n<p class=\"sub\">%d runs in %d cells. Cells are numbered (#1 …) in every chart and in the <a href=\"#cells\">table</a>; a cell's figure is the median of its runs.</p>\n",
+		esc(d.Title), runs, len(d.Cells))
+	p.summary()
+	p.throughput()
+	p.latency()
+	p.overTime()
+	p.cellsTable()
+	p.runsAndEnv()
+}
+
+func (p *page) summary() {
+	d := p.d
+	p.printf("<section id=\"summary\"><h2>Summary</h2>\n<ul class=\"findings\">\n")
+	for _, g := range d.Groups {
+		p.printf("<li>%s</li>\n", esc(g.Sentence))
+	}
+	p.printf("</ul>\n")
+	if len(d.Warnings) > 0 {
+		p.printf("<h3>Warnings</h3>\n<ul class=\"warnings\">\n")
+		for _, w := range d.Warnings {
+			p.printf("<li>%s</li>\n", esc(w))
+		}
+		p.printf("</ul>\n")
+	}
+	p.printf("</section>\n")
+}
+
+// figure opens a chart's figure with its title and the group it belongs
+// to.
+func (p *page) figure(class, id, group, op, title, sub string) {
+	p.printf("<figure class=\"panel %s\" id=\"%s\" data-group=\"%s\"", class, id, esc(group))
+	if op != "" {
+		p.printf(" data-op=\"%s\"", esc(op))
+	}
+	p.printf("><figcaption><span class=\"title\">%s</span>", esc(title))
+	if sub != "" {
+		p.printf("<span class=\"facet\">%s</span>", esc(sub))
+	}
+	p.printf("</figcaption>\n")
+}
+
+func (p *page) throughput() {
+	p.printf("<section id=\"throughput\"><h2>Throughput</h2>\n")
+	for gi, g := range p.d.Groups {
+		p.figure("bars", fmt.Sprintf("tp-%d", gi+1), g.Name, "", g.Title, "")
+		p.b.WriteString(p.barChart(g))
+		p.barLegend(g)
+		p.printf("</figure>\n")
+	}
+	p.printf("</section>\n")
+}
+
+// barLegend keys a bar chart: what its colours stand for, its numbered
+// labels when they did not fit beside it, and how to read its marks.
+func (p *page) barLegend(g Group) {
+	p.printf("<ol class=\"legend\">")
+	if g.ColourBy != "" {
+		for k, v := range g.Colours {
+			p.legendItem(-1, g.ColourBy+"="+v, colour(k))
+		}
+	}
+	if g.Keyed {
+		for k, i := range g.Cells {
+			l := strings.Join(g.Labels[k][1:], " · ")
+			_ = i
+			p.printf("<li class=\"key\" data-label=\"%s\">%s</li>", esc(g.Labels[k][0]+" "+l), esc(g.Labels[k][0]+" "+l))
+		}
+	}
+	p.printf("</ol>\n<p class=\"how\">%s</p>\n", esc(barHow(p.d, g)))
+}
+
+func barHow(d *HTMLData, g Group) string {
+	var s []string
+	repeated, wanted := false, false
+	for _, i := range g.Cells {
+		repeated = repeated || d.Cells[i].N > 1
+		wanted = wanted || d.Cells[i].Wanted > 0
+	}
+	if g.Log {
+		s = append(s, "dots: each cell's median on a log scale (the values span more than 10×)")
+	} else {
+		s = append(s, "bars: each cell's median")
+	}
+	if repeated {
+		s = append(s, "whiskers: its 95% confidence interval (or the range of its runs when they are too few for one)")
+	}
+	if wanted {
+		s = append(s, "tick: the rate an open-loop cell asked for")
+	}
+	s = append(s, "★ best in the panel")
+	return strings.Join(s, "; ") + "."
+}
+
+func (p *page) latency() {
+	if len(p.d.Latency) == 0 {
+		return
+	}
+	p.printf("<section id=\"latency\"><h2>Latency by percentile</h2>\n<p class=\"sub\">Each op kind of each cell, from the HdrHistogram of the cell's median run: the percentile axis is log-scaled in 1/(1−p), so the tail gets the room it needs. Open-loop runs show response time (from each operation's scheduled start) beside service time (from its actual start).</p>\n")
+	group := ""
+	for k, cp := range p.d.Latency {
+		if cp.Group != group {
+			if group != "" {
+				p.printf("</div>\n")
+			}
+			group = cp.Group
+			p.printf("<h3>%s</h3>\n<div class=\"grid\">\n", esc(group))
+		}
+		p.figure("curves", fmt.Sprintf("lat-%d", k+1), cp.Group, cp.Op, cp.Title, cp.Facet)
+		p.b.WriteString(p.curveChart(cp))
+		p.curveLegend(cp)
+		p.printf("</figure>\n")
+	}
+	p.printf("</div>\n</section>\n")
+}
+
+// legendItem is one legend entry: a swatch and the label in full (its
+// data-label lets a test check nothing of it was lost); hovering it
+// highlights cell's marks (cell < 0 for none).
+func (p *page) legendItem(cell int, label, col string) {
+	p.printf("<li")
+	if cell >= 0 {
+		p.printf(" data-cell=\"%d\"", cell)
+	}
+	p.printf(" data-label=\"%s\"><span class=\"sw\" style=\"background:%s\"></span>%s</li>", esc(label), col, esc(label))
+}
+
+func (p *page) curveLegend(cp CurvePanel) {
+	p.printf("<ol class=\"legend\">")
+	for k, cv := range cp.Lines {
+		l := cv.Key
+		if cv.Wanted > 0 {
+			l += fmt.Sprintf(" — wanted %s ops/s, achieved %s ops/s", si(cv.Wanted), si(cv.Achieved))
+			if cv.Late > 0 {
+				l += fmt.Sprintf(", %d late", cv.Late)
+			}
+		}
+		p.legendItem(cv.Cell, l, colour(k))
+	}
+	p.printf("</ol>\n")
+	if cp.Open {
+		p.printf("<p class=\"how\">solid: response time, from the scheduled start; dashed: service time, from the actual start.</p>\n")
+	}
+}
+
+func (p *page) overTime() {
+	if len(p.d.Series) == 0 {
+		return
+	}
+	p.printf("<section id=\"series\"><h2>Over time</h2>\n<p class=\"sub\">The median run of each cell, sample by sample (time since the measured start). ▲ a checkpoint completed by then (the WAL restarted); ◆ the run warned, or counted errors (hover for what).</p>\n")
+	group, facet := "", ""
+	for k, sp := range p.d.Series {
+		if sp.Group != group || sp.Facet != facet {
+			if k > 0 {
+				p.printf("</div>\n")
+			}
+			if sp.Group != group {
+				p.printf("<h3>%s</h3>\n", esc(sp.Group))
+			}
+			if sp.Facet != "" {
+				p.printf("<h4>%s</h4>\n", esc(sp.Facet))
+			}
+			group, facet = sp.Group, sp.Facet
+			p.printf("<div class=\"grid\">\n")
+		}
+		p.figure("series", fmt.Sprintf("ts-%d", k+1), sp.Group, sp.Figure, sp.Title, "")
+		p.b.WriteString(p.seriesChart(sp))
+		p.printf("<ol class=\"legend\">")
+		wanted := 0.0
+		for j, l := range sp.Lines {
+			p.legendItem(l.Cell, l.Key, colour(j))
+			wanted = max(wanted, l.Wanted)
+		}
+		p.printf("</ol>\n")
+		if wanted > 0 {
+			p.printf("<p class=\"how\">dashed line: the rate the open-loop run asked for (%s).</p>\n", esc(value(wanted, sp.Unit)))
+		}
+		p.printf("</figure>\n")
+	}
+	p.printf("</div>\n</section>\n")
+}
+
+func (p *page) cellsTable() {
+	d := p.d
+	wanted := false
+	for _, c := range d.Cells {
+		wanted = wanted || c.Wanted > 0
+	}
+	p.printf("<section id=\"cells\"><h2>Cells</h2>\n<p class=\"sub\">One row per cell; click a column to sort. CI is the 95%% confidence interval of the median (it needs %d runs); spread is (max−min)/median.</p>\n", minCIRuns)
+	// The group is a column where it is not the workload (suite sections).
+	groups := false
+	for _, c := range d.Cells {
+		groups = groups || c.Group != c.Workload
+	}
+	p.printf("<div class=\"wide\"><table class=\"sortable\"><thead><tr><th>#</th>")
+	if groups {
+		p.printf("<th>group</th>")
+	}
+	p.printf("<th>workload</th><th>target</th>")
+	for _, c := range d.Columns {
+		p.printf("<th>%s</th>", esc(c))
+	}
+	p.printf("<th>n</th><th>%s</th><th>CI</th><th>spread</th>", esc(d.Unit))
+	if wanted {
+		p.printf("<th>wanted/s</th><th>achieved/s</th>")
+	}
+	p.printf("<th>op</th><th>p50</th><th>p99</th><th>errors</th><th>warning</th></tr></thead><tbody>\n")
+	for _, c := range d.Cells {
+		cls := "cell"
+		if c.Best {
+			cls += " best"
+		}
+		p.printf("<tr class=\"%s\" id=\"cell-%d\"><td>%d</td>", cls, c.Index, c.Index)
+		if groups {
+			p.printf("<td>%s</td>", esc(c.Group))
+		}
+		p.printf("<td>%s</td><td>%s</td>", esc(c.Workload), esc(c.Target))
+		for _, f := range c.Fields {
+			p.printf("<td>%s</td>", esc(f))
+		}
+		med := "-"
+		if c.N > 0 {
+			med = value(c.Median, c.Unit)
+		}
+		n := itoa(c.N)
+		if c.N < c.Runs {
+			n += " of " + itoa(c.Runs)
+		}
+		p.printf("<td>%s</td><td data-v=\"%g\">%s</td><td>%s</td><td data-v=\"%g\">%.0f%%</td>", n, c.Median, esc(med), esc(c.CI), c.Spread, 100*c.Spread)
+		if wanted {
+			if c.Wanted > 0 {
+				p.printf("<td data-v=\"%g\">%s</td><td data-v=\"%g\">%s</td>", c.Wanted, si(c.Wanted), c.Achieved, si(c.Achieved))
+			} else {
+				p.printf("<td></td><td></td>")
+			}
+		}
+		p50, p99 := "-", "-"
+		if c.Op != "" {
+			p50, p99 = duration(c.P50), duration(c.P99)
+		}
+		p.printf("<td>%s</td><td data-v=\"%g\">%s</td><td data-v=\"%g\">%s</td><td>%s</td><td class=\"warn\"><span>%s</span></td></tr>\n",
+			esc(c.Op), c.P50, p50, c.P99, p99, esc(c.Errors), esc(c.Warning))
+	}
+	p.printf("</tbody></table></div>\n</section>\n")
+}
+
+func (p *page) runsAndEnv() {
+	d := p.d
+	p.printf("<section id=\"runs\"><h2>Runs and how to repeat them</h2>\n<div class=\"wide\"><table><thead><tr><th>run</th><th>cell</th><th>status</th><th>env</th><th>command</th></tr></thead><tbody>\n")
+	for _, c := range d.Cells {
+		for _, r := range c.RunInfo {
+			p.printf("<tr><td>%s</td><td>#%d</td><td>%s</td><td>%d</td><td><code>%s</code></td></tr>\n", esc(r.RunID), c.Index, esc(r.Status), r.Env+1, esc(r.Command))
+		}
+	}
+	p.printf("</tbody></table></div>\n</section>\n<section id=\"env\"><h2>Environment</h2>\n")
+	for i, e := range d.Envs {
+		p.printf("<table class=\"env\"><caption>environment %d</caption>", i+1)
+		for _, l := range e.Lines {
+			p.printf("<tr><th>%s</th><td>%s</td></tr>", esc(l[0]), esc(l[1]))
+		}
+		p.printf("</table>\n")
+	}
+	p.printf("</section>\n")
+}
+
+const css = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;color:#222;max-width:1160px;padding:0 16px}
+h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-bottom:1px solid #ddd}h3{font-size:15px;margin:20px 0 6px}h4{font-size:14px;font-weight:normal;color:#555;margin:10px 0 0}
+.wide{overflow-x:auto;max-width:100%}
+a{color:#0a5ea8}.sub,.how{color:#555}.how{font-size:12px;margin:2px 0 0}
+ul.findings li{margin:3px 0}ul.warnings li{color:#8a4b00;margin:3px 0}
 table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
-th{background:#f4f4f4;cursor:pointer}td:nth-child(-n+3){text-align:left}
-tr.best td{background:#e6f4e6;font-weight:600}.warn{color:#a15c00;text-align:left;white-space:normal;max-width:380px}
-.sub,.legend{color:#555}.note{color:#a15c00}.swatch{display:inline-block;width:12px;height:12px;background:#e6f4e6;border:1px solid #8c8}
-table.env th{text-align:left;cursor:default}table.env td{text-align:left;white-space:normal}code{font-size:12px}
-svg{background:#fff;border:1px solid #eee;margin:4px 0}svg text{font:11px sans-serif;fill:#333}`
+th{background:#f4f4f4}table.sortable th{cursor:pointer}#cells td{text-align:left}#cells td[data-v]{text-align:right}
+tr.best td{background:#e6f4e6}.warn{color:#8a4b00;text-align:left}.warn span{display:inline-block;min-width:200px;max-width:320px;white-space:normal}
+table.env th{text-align:left}table.env td{text-align:left;white-space:normal}code{font-size:12px}
+#runs td{text-align:left}
+figure.panel{margin:12px 0 20px}figcaption{margin:0 0 4px}figcaption .title{font-weight:600;display:block}figcaption .facet{color:#555;font-size:13px}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(470px,1fr));gap:4px 20px}
+svg.chart{display:block;max-width:100%;height:auto;background:#fff}
+svg.chart text{font-family:"DejaVu Sans",Verdana,sans-serif;font-size:12px;fill:#333}
+svg.chart .axis-title{fill:#222}svg.chart .colhead{font-weight:normal;fill:#555}svg.chart .best{fill:#1b7a1b}
+.plot-area{fill:none;stroke:#bbb}.grid line,line.grid{stroke:#eee}
+.mark.line{fill:none;stroke-width:1.8}.mark.line.service{stroke-dasharray:5 3}.mark.ci{stroke:#222;fill:none}.mark.stem{stroke:#999}
+.mark.wanted{stroke:#222;stroke-dasharray:3 2;fill:none}.mark.warn{fill:#c00}
+figure.hl .mark[data-cell]{opacity:.2}figure.hl .mark.on{opacity:1}figure.hl .mark.line.on{stroke-width:3}
+ol.legend{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px}
+ol.legend li{white-space:normal;overflow-wrap:anywhere}ol.legend li.key{flex-basis:100%}
+.sw{display:inline-block;width:10px;height:10px;margin-right:5px;vertical-align:baseline}`
 
 const js = `(function(){
 function val(td){var v=td.getAttribute('data-v');if(v!==null)return parseFloat(v);var t=td.textContent.trim();var n=parseFloat(t);return isNaN(n)?t:n;}
@@ -137,271 +341,10 @@ document.querySelectorAll('table.sortable').forEach(function(t){
   var tb=t.tBodies[0],rows=Array.prototype.slice.call(tb.rows),dir=th.getAttribute('data-dir')==='asc'?-1:1;
   rows.sort(function(a,b){var x=val(a.cells[i]),y=val(b.cells[i]);return (x>y?1:x<y?-1:0)*dir;});
   th.setAttribute('data-dir',dir===1?'asc':'desc');rows.forEach(function(r){tb.appendChild(r);});});});});
+document.querySelectorAll('figure.panel').forEach(function(f){
+ function on(c){f.classList.add('hl');f.querySelectorAll('.mark[data-cell="'+c+'"]').forEach(function(m){m.classList.add('on');});}
+ function off(){f.classList.remove('hl');f.querySelectorAll('.mark.on').forEach(function(m){m.classList.remove('on');});}
+ f.querySelectorAll('[data-cell]').forEach(function(e){var c=e.getAttribute('data-cell');
+  e.addEventListener('mouseenter',function(){on(c);});e.addEventListener('mouseleave',off);});});
 document.body.setAttribute('data-ready','1');
 })();`
-
-type line struct {
-	label string
-	color string
-	pts   [][2]float64
-}
-
-const (
-	chartW, chartH = 900, 300
-	padL, padR     = 70, 200
-	padT, padB     = 16, 44
-)
-
-func barChart(d HTMLData) string {
-	if len(d.Cells) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	n := len(d.Cells)
-	w := max(chartW, padL+padR+n*14)
-	// Suite sections hold different steps: each bar is named under it
-	// instead of by a shared legend.
-	named := d.GroupBy == "section"
-	h, below := chartH, 0
-	if named {
-		below = 110
-		h += below
-	}
-	fmt.Fprintf(&b, `<svg class="chart bars" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, w, h, w, h)
-	top := 0.0
-	for _, c := range d.Cells {
-		top = math.Max(top, math.Max(c.Median, c.Hi))
-	}
-	if top <= 0 {
-		top = 1
-	}
-	top *= 1.08
-	plotW := float64(w - padL - padR)
-	plotH := float64(chartH - padT - padB)
-	y := func(v float64) float64 { return float64(padT) + plotH*(1-v/top) }
-	for _, t := range ticks(0, top, 5) {
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`,
-			padL, w-padR, y(t), y(t), padL-6, y(t)+4, Num(t))
-	}
-	// Clusters by group, in first-appearance order.
-	var groups []string
-	seen := map[string]bool{}
-	for _, c := range d.Cells {
-		if !seen[c.Group] {
-			seen[c.Group] = true
-			groups = append(groups, c.Group)
-		}
-	}
-	slot := plotW / float64(n+len(groups))
-	x := float64(padL) + slot/2
-	for _, g := range groups {
-		gx := x
-		k := 0
-		for _, c := range d.Cells {
-			if c.Group != g {
-				continue
-			}
-			bx := x + 0.1*slot
-			bw := 0.8 * slot
-			fill := color(k)
-			stroke := "none"
-			if c.Best {
-				stroke = "#2a2"
-			}
-			fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s" stroke-width="2"><title>%s: %s %s (n=%d%s)</title></rect>`,
-				bx, y(c.Median), bw, y(0)-y(c.Median), fill, stroke, html.EscapeString(c.Label), Num(c.Median), d.Unit, c.N, ciTitle(c))
-			if named {
-				lx, ly := bx+bw/2+3, chartH-padB+26
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" transform="rotate(55 %.1f %d)">%s</text>`, lx, ly, lx, ly, html.EscapeString(shorten(c.Step, 24)))
-			}
-			if c.N > 1 {
-				cx := bx + bw/2
-				fmt.Fprintf(&b, `<path class="errbar" d="M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f" stroke="#000" fill="none"/>`,
-					cx, y(c.Lo), y(c.Hi), cx-4, y(c.Lo), cx+4, cx-4, y(c.Hi), cx+4)
-			}
-			x += slot
-			k++
-		}
-		// Group names fit their cluster's width (about 6 px a character).
-		fit := max(int((x-gx)/6), 4)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle"><title>%s</title>%s</text>`, (gx+x)/2, chartH-padB+16, html.EscapeString(g), html.EscapeString(shorten(g, fit)))
-		x += slot
-	}
-	// Legend: a bar's colour is its place within its group, named by the
-	// first group's cells.
-	ly, k := padT+4, 0
-	for _, c := range d.Cells {
-		if named || c.Group != groups[0] || ly > chartH-20 {
-			continue
-		}
-		label := c.Label
-		switch d.GroupBy {
-		case "":
-		case "target":
-			label = strings.TrimSpace(strings.Replace(label, c.Target, "", 1))
-		default:
-			label = strings.TrimSpace(strings.Replace(label, d.GroupBy+"="+lastField(c, d), "", 1))
-		}
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`, w-padR+10, ly, color(k), w-padR+24, ly+9, html.EscapeString(shorten(label, 28)))
-		ly += 15
-		k++
-	}
-	b.WriteString("</svg>")
-	return b.String()
-}
-
-// lastField is c's value of the grouping field.
-func lastField(c HTMLCell, d HTMLData) string {
-	if d.GroupBy == "target" {
-		return c.Target
-	}
-	for i, f := range d.Columns {
-		if f == d.GroupBy {
-			return c.Fields[i]
-		}
-	}
-	return ""
-}
-
-func ciTitle(c HTMLCell) string {
-	if c.N > 1 {
-		return fmt.Sprintf(", %s, range %s–%s", c.CI, Num(c.Min), Num(c.Max))
-	}
-	return ""
-}
-
-func shorten(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
-// curveChart draws latency against percentile, the percentile axis
-// log-scaled in 1/(1-p) as HdrHistogram's plots are.
-func curveChart(cs CurveSet) string {
-	var lines []line
-	for i, l := range cs.Lines {
-		var pts [][2]float64
-		for _, p := range l.Points {
-			pts = append(pts, [2]float64{nines(p[0]), math.Max(p[1], 0.001)})
-		}
-		lines = append(lines, line{label: l.Label, color: color(i), pts: pts})
-	}
-	return lineChart(lines, true, true, "percentile", Num, func(x float64) string {
-		p := math.Round(1e6*100*(1-math.Pow(10, -x))) / 1e6
-		return strconv.FormatFloat(p, 'f', -1, 64) + "%"
-	})
-}
-
-// nines maps a percentile to log10(1/(1-p)): 0 → 0, 90 → 1, 99 → 2, …
-func nines(p float64) float64 {
-	p = math.Min(p, 99.9999)
-	return math.Log10(1 / (1 - p/100))
-}
-
-func lineChart(lines []line, xNines, yLog bool, xName string, yFmt, xFmt func(float64) string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart lines" width="%d" height="%d" viewBox="0 0 %d %d" role="img">`, chartW, chartH, chartW, chartH)
-	x0, x1 := math.Inf(1), math.Inf(-1)
-	y0, y1 := math.Inf(1), math.Inf(-1)
-	for _, l := range lines {
-		for _, p := range l.pts {
-			x0, x1 = math.Min(x0, p[0]), math.Max(x1, p[0])
-			y0, y1 = math.Min(y0, p[1]), math.Max(y1, p[1])
-		}
-	}
-	if x1 <= x0 {
-		x1 = x0 + 1
-	}
-	if !yLog {
-		y0 = 0
-	}
-	if y1 <= y0 {
-		y1 = y0 + 1
-	}
-	ly := func(v float64) float64 {
-		if yLog {
-			return math.Log10(math.Max(v, 1e-3))
-		}
-		return v
-	}
-	plotW := float64(chartW - padL - padR)
-	plotH := float64(chartH - padT - padB)
-	sx := func(v float64) float64 { return float64(padL) + plotW*(v-x0)/(x1-x0) }
-	sy := func(v float64) float64 {
-		lo, hi := ly(y0), ly(y1)
-		if hi <= lo {
-			hi = lo + 1
-		}
-		return float64(padT) + plotH*(1-(ly(v)-lo)/(hi-lo))
-	}
-	var yt []float64
-	if yLog {
-		for e := math.Floor(math.Log10(math.Max(y0, 1e-3))); e <= math.Ceil(math.Log10(y1)); e++ {
-			yt = append(yt, math.Pow(10, e))
-		}
-	} else {
-		yt = ticks(0, y1, 5)
-	}
-	for _, t := range yt {
-		if t < y0*0.999 || t > y1*1.001 {
-			continue
-		}
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`,
-			padL, chartW-padR, sy(t), sy(t), padL-6, sy(t)+4, yFmt(t))
-	}
-	var xt []float64
-	if xNines {
-		for k := 0.0; k <= math.Ceil(x1); k++ {
-			xt = append(xt, k)
-		}
-	} else {
-		xt = ticks(x0, x1, 8)
-	}
-	for _, t := range xt {
-		if t < x0-1e-9 || t > x1+1e-9 {
-			continue
-		}
-		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#eee"/><text x="%.1f" y="%d" text-anchor="middle">%s</text>`,
-			sx(t), sx(t), padT, chartH-padB, sx(t), chartH-padB+14, xFmt(t))
-	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, float64(padL)+plotW/2, chartH-6, xName)
-	for i, l := range lines {
-		var d strings.Builder
-		for j, p := range l.pts {
-			cmd := "L"
-			if j == 0 {
-				cmd = "M"
-			}
-			fmt.Fprintf(&d, "%s%.1f %.1f", cmd, sx(p[0]), sy(p[1]))
-		}
-		fmt.Fprintf(&b, `<path class="curve" d="%s" stroke="%s" fill="none" stroke-width="1.6"><title>%s</title></path>`, d.String(), l.color, html.EscapeString(l.label))
-		if ly := padT + 4 + 15*i; ly < chartH-20 {
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`, chartW-padR+10, ly, l.color, chartW-padR+24, ly+9, html.EscapeString(shorten(l.label, 28)))
-		}
-	}
-	b.WriteString("</svg>")
-	return b.String()
-}
-
-// ticks returns about n round values from lo to hi.
-func ticks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
-		return []float64{lo}
-	}
-	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 5, 10} {
-		if raw <= m*mag {
-			step = m * mag
-			break
-		}
-	}
-	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		out = append(out, v)
-	}
-	return out
-}

@@ -1,12 +1,12 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
-	"litebench/internal/histcodec"
 	"litebench/internal/results"
 	"litebench/internal/units"
 )
@@ -15,42 +15,70 @@ import (
 // alone (no clock, no randomness), so it can be checked against a golden
 // file and embedded as JSON in the page.
 type HTMLData struct {
-	Title   string      `json:"title"`
-	Unit    string      `json:"unit"`
-	GroupBy string      `json:"group_by"`
-	Columns []string    `json:"columns"`
-	Cells   []HTMLCell  `json:"cells"`
-	Curves  []CurveSet  `json:"curves"`
-	Series  []SeriesRun `json:"series"`
-	Envs    []EnvInfo   `json:"envs"`
-	Notes   []string    `json:"notes,omitempty"`
+	Title string `json:"title"`
+	// Unit names the headline column: the unit every run's headline
+	// shares, or "throughput".
+	Unit string `json:"unit"`
+	// Columns are the labels that vary among the runs: the cells table's
+	// identifying columns.
+	Columns []string   `json:"columns"`
+	Cells   []HTMLCell `json:"cells"`
+	// Groups are the throughput panels, one per suite section or workload,
+	// each with its best cell and the speed-up over its baseline: the
+	// summary at the top of the page.
+	Groups []Group `json:"groups"`
+	// Warnings say in words what a reader must know before trusting the
+	// figures.
+	Warnings []string      `json:"warnings,omitempty"`
+	Latency  []CurvePanel  `json:"latency"`
+	Series   []SeriesPanel `json:"series"`
+	Envs     []EnvInfo     `json:"envs"`
 }
 
-// HTMLCell is one row of the sweep table and one bar.
+// HTMLCell is one cell: the runs of one point of the sweep.
 type HTMLCell struct {
+	// Index numbers the cell from 1, as the table, the charts and the
+	// legends do.
+	Index int    `json:"index"`
 	Label string `json:"label"`
-	// Section and Step are a suite step's section and own label.
-	Section  string    `json:"section,omitempty"`
-	Step     string    `json:"step,omitempty"`
-	Workload string    `json:"workload"`
-	Target   string    `json:"target"`
-	Fields   []string  `json:"fields"`
-	Group    string    `json:"group"`
-	N        int       `json:"n"`
-	Median   float64   `json:"median"`
-	Lo       float64   `json:"lo"`
-	Hi       float64   `json:"hi"`
-	Min      float64   `json:"min"`
-	Max      float64   `json:"max"`
-	CI       string    `json:"ci"`
-	Spread   float64   `json:"spread"`
-	Warning  string    `json:"warning,omitempty"`
-	Op       string    `json:"op"`
-	P50      float64   `json:"p50_us"`
-	P99      float64   `json:"p99_us"`
-	Errors   string    `json:"errors"`
+	// Section and Step are a suite step's section and own name.
+	Section  string   `json:"section,omitempty"`
+	Step     string   `json:"step,omitempty"`
+	Workload string   `json:"workload"`
+	Target   string   `json:"target"`
+	Fields   []string `json:"fields"` // values of HTMLData.Columns
+	Group    string   `json:"group"`
+	// Unit and Better are the headline's.
+	Unit   string  `json:"unit"`
+	Better string  `json:"better,omitempty"`
+	N      int     `json:"n"` // runs that finished ok
+	Runs   int     `json:"runs_total"`
+	Median float64 `json:"median"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	CI     string  `json:"ci"`
+	Spread float64 `json:"spread"`
+	// Warning is the statistics' reason to doubt the median.
+	Warning string  `json:"warning,omitempty"`
+	Op      string  `json:"op"`
+	P50     float64 `json:"p50_us"`
+	P99     float64 `json:"p99_us"`
+	Errors  string  `json:"errors"`
+	// Wanted is the rate an open-loop cell asked for, Achieved what its
+	// median run did.
+	Wanted   float64   `json:"wanted,omitempty"`
+	Achieved float64   `json:"achieved,omitempty"`
 	Best     bool      `json:"best"`
-	Runs     []RunInfo `json:"runs"`
+	RunInfo  []RunInfo `json:"runs"`
+
+	labels map[string]string // every label's value, for grouping
+	values []float64         // headlines of the runs that finished ok
+	rep    *results.Result   // the run that stands for the cell in charts
+	// control: the cell is the control its workload compares with (say,
+	// serving a file instead of querying a database).
+	control bool
 }
 
 // RunInfo is what reproduces a run.
@@ -61,27 +89,101 @@ type RunInfo struct {
 	Env     int    `json:"env"`
 }
 
-// CurveSet is the latency-by-percentile chart of one op kind.
-type CurveSet struct {
-	Op    string  `json:"op"`
-	Kind  string  `json:"kind"` // response or service
+// Group is one throughput panel: the cells of a suite section, or of a
+// workload outside suites, with one headline unit.
+type Group struct {
+	Name   string `json:"name"`
+	Unit   string `json:"unit"`
+	Better string `json:"better,omitempty"`
+	// Cells are the panel's rows (indexes into HTMLData.Cells) in the
+	// order drawn: cells that differ only in the coloured label side by
+	// side.
+	Cells []int `json:"cells"`
+	// Columns head the labels drawn left of the bars; Labels[i] are row
+	// i's. A report whose labels are too wide for columns numbers its
+	// rows instead and keys them below the chart (Keyed).
+	Columns []string   `json:"columns"`
+	Labels  [][]string `json:"labels"`
+	Keyed   bool       `json:"keyed,omitempty"`
+	// ColourBy is the label the bars' colours stand for, Colours its
+	// values in palette order, Colour each row's.
+	ColourBy string   `json:"colour_by,omitempty"`
+	Colours  []string `json:"colours,omitempty"`
+	Colour   []int    `json:"colour"`
+	Log      bool     `json:"log"`
+	// Best is the best cell, Baseline what its speed-up is over (-1 for
+	// none), named BaselineName.
+	Best         int     `json:"best"`
+	Baseline     int     `json:"baseline"`
+	BaselineName string  `json:"baseline_name,omitempty"`
+	Speedup      float64 `json:"speedup,omitempty"`
+	// SpeedupLo and SpeedupHi bound the speed-up with 95% confidence (0
+	// when the runs are too few for an interval).
+	SpeedupLo float64 `json:"speedup_lo,omitempty"`
+	SpeedupHi float64 `json:"speedup_hi,omitempty"`
+	Title     string  `json:"title"`
+	Sentence  string  `json:"summary"`
+}
+
+// CurvePanel is one chart of latency by percentile: one op kind in the
+// cells of one group (or a facet of them, at most maxSeries lines).
+type CurvePanel struct {
+	Group string `json:"group"`
+	Op    string `json:"op"`
+	Facet string `json:"facet,omitempty"`
+	Title string `json:"title"`
+	// Open: the cells ran open loop, so each has a response-time curve
+	// beside its service-time curve.
+	Open  bool    `json:"open"`
+	Log   bool    `json:"log"`
 	Lines []Curve `json:"lines"`
 }
 
-// Curve is one cell's latency (µs) at each percentile.
+// Curve is one cell's latency (µs) at each percentile, from the histogram
+// of the run that stands for the cell.
 type Curve struct {
-	Cell   int          `json:"cell"`
-	Label  string       `json:"label"`
-	Points [][2]float64 `json:"points"` // percentile, µs
+	Cell     int          `json:"cell"`
+	Key      string       `json:"key"`
+	Run      string       `json:"run_id"`
+	Count    int64        `json:"count"`
+	Service  [][2]float64 `json:"service"`
+	Response [][2]float64 `json:"response,omitempty"`
+	Wanted   float64      `json:"wanted,omitempty"`
+	Achieved float64      `json:"achieved,omitempty"`
+	Late     int64        `json:"late,omitempty"`
 }
 
-// SeriesRun is one run's time series, downsampled.
-type SeriesRun struct {
-	RunID string       `json:"run_id"`
-	Label string       `json:"label"`
-	Ops   [][2]float64 `json:"ops_per_s"`
-	P99   [][2]float64 `json:"p99_us"`
-	WAL   [][2]float64 `json:"wal_bytes"`
+// SeriesPanel is one time-series chart: one figure over time for the
+// cells of one group (or a facet of them).
+type SeriesPanel struct {
+	Group  string `json:"group"`
+	Facet  string `json:"facet,omitempty"`
+	Figure string `json:"figure"` // ops_per_s, p99_us or wal_bytes
+	Unit   string `json:"unit"`
+	Title  string `json:"title"`
+	Log    bool   `json:"log"`
+	// Rate is what the lines count per second (ops/s, rows/s).
+	Lines []SeriesLine `json:"lines"`
+}
+
+// SeriesLine is one run's figure over time, downsampled.
+type SeriesLine struct {
+	Cell   int          `json:"cell"`
+	Key    string       `json:"key"`
+	Run    string       `json:"run_id"`
+	Points [][2]float64 `json:"points"`
+	// Checkpoints are the times by which a checkpoint had completed (the
+	// WAL's checkpoint sequence moved); Warnings where the run warned.
+	Checkpoints []float64 `json:"checkpoints,omitempty"`
+	Warnings    []Marker  `json:"warnings,omitempty"`
+	// Wanted is the open-loop rate asked for (ops/s panels only).
+	Wanted float64 `json:"wanted,omitempty"`
+}
+
+// Marker is a moment of a run worth pointing at.
+type Marker struct {
+	T    float64 `json:"t"`
+	Text string  `json:"text"`
 }
 
 // EnvInfo is one distinct environment fingerprint.
@@ -89,24 +191,51 @@ type EnvInfo struct {
 	Lines [][2]string `json:"lines"`
 }
 
-// CurvePercentiles are the points of the latency curves.
-var CurvePercentiles = []float64{0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100}
-
 // Limits that keep a report of thousands of runs small.
 const (
-	maxCurveLines  = 24
-	maxSeriesRuns  = 24
 	maxSeriesPoint = 300
+	maxListed      = 8 // items a warning names before "and N more"
 )
 
+// Options are what a report needs besides the runs.
+type Options struct {
+	Title string
+	// Defaults are every setting's default value: the cell whose
+	// settings are all at their defaults is the baseline of a sweep's
+	// speed-up.
+	Defaults map[string]string
+}
+
 // BuildHTMLData computes the report's content.
-func BuildHTMLData(title string, rs []*results.Result) HTMLData {
-	d := HTMLData{Title: title, Unit: HeadlineName(rs)}
-	keys := results.VaryingKeys(rs)
-	params := results.VaryingParams(rs)
+func BuildHTMLData(rs []*results.Result, o Options) HTMLData {
+	d := HTMLData{Title: o.Title, Unit: HeadlineName(rs)}
+	b := &builder{d: &d, opt: o}
+	b.cells(rs)
+	b.groups()
+	b.latency()
+	b.series()
+	b.warnings(rs)
+	return d
+}
+
+type builder struct {
+	d      *HTMLData
+	opt    Options
+	fields []string // every label key in display order
+	params []string // the workloads' parameters among them
+}
+
+func (b *builder) cells(rs []*results.Result) {
+	d := b.d
+	params, sets := results.LabelOrder(rs)
+	b.params = params
+	b.fields = append(append([]string{"target", "engine", "placement"}, params...), sets...)
 	// A field is a column only if it takes two values among the runs that
 	// have it (a parameter one workload lacks does not vary by that alone).
-	for _, f := range append(append([]string(nil), params...), keys...) {
+	for _, f := range b.fields {
+		if f == "target" {
+			continue
+		}
 		seen := map[string]bool{}
 		for _, r := range rs {
 			if v, ok := Field(r, f); ok {
@@ -117,28 +246,15 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 			d.Columns = append(d.Columns, f)
 		}
 	}
-	// Group bars by the field with the most distinct values; with a single
-	// varying field every cell is in one group (the best of all is marked).
-	best := -1
-	cands := d.Columns
-	if len(values(rs, "target")) > 1 {
-		cands = append([]string{"target"}, cands...)
-	}
-	if len(cands) > 1 {
-		for _, f := range cands {
-			n := len(values(rs, f))
-			if n > best {
-				best, d.GroupBy = n, f
-			}
-		}
-	}
-	multiWorkload := len(values(rs, "workload")) > 1
 	multiTarget := len(values(rs, "target")) > 1
-	cells := results.Cells(rs)
 	envIdx := map[string]int{}
-	for _, c := range cells {
+	for i, c := range results.Cells(rs) {
 		r0 := c.Runs[0]
-		hc := HTMLCell{Workload: r0.Workload, Target: r0.Target}
+		hc := HTMLCell{Index: i + 1, Workload: r0.Workload, Target: r0.Target, Section: r0.Section,
+			Unit: r0.Headline().Unit, Better: string(r0.Headline().Better), Runs: len(c.Runs), labels: map[string]string{}}
+		for _, l := range r0.Labels() {
+			hc.labels[l.Key] = l.Value
+		}
 		var parts []string
 		if multiTarget {
 			parts = append(parts, r0.Target)
@@ -146,41 +262,31 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 		for _, f := range d.Columns {
 			v, ok := Field(r0, f)
 			hc.Fields = append(hc.Fields, v)
-			if f != "target" && ok {
+			if ok {
 				parts = append(parts, f+"="+v)
 			}
 		}
 		hc.Label = strings.Join(parts, " ")
 		if r0.Section != "" {
-			hc.Section, hc.Step = r0.Section, r0.Label
-		}
-		if (len(d.Columns) > 3 || hc.Label == "") && r0.Label != "" {
-			// Many fields vary (a suite of sections): the run's own name
-			// reads better than a list of fields.
-			hc.Label = r0.Label
-			if r0.Section != "" {
-				hc.Label = r0.Section + ": " + r0.Label
-			}
+			hc.Step = strings.TrimSuffix(r0.Label, " ("+r0.Target+")")
+			hc.Label = r0.Section + ": " + r0.Label
 		}
 		if hc.Label == "" {
 			hc.Label = r0.Workload + " " + r0.Target
 		}
 		hc.Group = r0.Workload
-		if d.GroupBy != "" {
-			g, _ := Field(r0, d.GroupBy)
-			hc.Group = d.GroupBy + "=" + g
-			if multiWorkload {
-				hc.Group = r0.Workload + " " + hc.Group
-			}
+		if r0.Section != "" {
+			hc.Group = r0.Section
 		}
 		for _, r := range c.Runs {
-			ei, ok := envIdx[envKey(r.Env)]
+			ek := envKey(r.Env)
+			ei, ok := envIdx[ek]
 			if !ok {
 				ei = len(d.Envs)
-				envIdx[envKey(r.Env)] = ei
+				envIdx[ek] = ei
 				d.Envs = append(d.Envs, envInfo(r.Env))
 			}
-			hc.Runs = append(hc.Runs, RunInfo{RunID: r.RunID, Status: r.Status, Command: r.Command, Env: ei})
+			hc.RunInfo = append(hc.RunInfo, RunInfo{RunID: r.RunID, Status: r.Status, Command: r.Command, Env: ei})
 		}
 		f := summariseCell(c)
 		s := f.tp
@@ -192,39 +298,48 @@ func BuildHTMLData(title string, rs []*results.Result) HTMLData {
 		}
 		hc.Op, hc.P50, hc.P99 = f.op, f.p50, f.p99
 		hc.Errors = ErrorCell(f.errs)
+		hc.values = f.values
+		hc.rep = representative(c.Runs)
+		if r := hc.rep; r != nil && r.Control != nil {
+			v, _ := r.Get(r.Control.Key)
+			hc.control = v == r.Control.Value
+		}
+		if hc.rep != nil {
+			if v, ok := hc.rep.Metric(results.WantedRate); ok {
+				hc.Wanted, hc.Achieved = v, achieved(hc.rep)
+			}
+		}
 		d.Cells = append(d.Cells, hc)
 	}
-	// A suite's steps are grouped by their sections.
-	sections := len(d.Cells) > 0 && len(d.Columns) > 3
-	for _, c := range d.Cells {
-		if c.Section == "" {
-			sections = false
+}
+
+// representative is the run that stands for its cell in the charts: of
+// the runs that finished ok, the one with the median headline (the lower
+// of the two middle ones), or nil.
+func representative(runs []*results.Result) *results.Result {
+	var ok []*results.Result
+	for _, r := range runs {
+		if r.Status == results.StatusOK {
+			ok = append(ok, r)
 		}
 	}
-	if sections {
-		d.GroupBy = "section"
-		for i := range d.Cells {
-			d.Cells[i].Group = d.Cells[i].Section
-		}
+	if len(ok) == 0 {
+		return nil
 	}
-	// Best throughput per group.
-	bestIn := map[string]int{}
-	for i, c := range d.Cells {
-		if j, ok := bestIn[c.Group]; !ok || c.Median > d.Cells[j].Median {
-			bestIn[c.Group] = i
-		}
+	sort.SliceStable(ok, func(i, j int) bool { return ok[i].Headline().Value < ok[j].Headline().Value })
+	return ok[(len(ok)-1)/2]
+}
+
+// achieved is the rate of operations a run completed.
+func achieved(r *results.Result) float64 {
+	if r.Elapsed <= 0 {
+		return 0
 	}
-	for _, i := range bestIn {
-		if d.Cells[i].N > 0 {
-			d.Cells[i].Best = true
-		}
+	var n int64
+	for _, o := range r.Ops {
+		n += o.Count
 	}
-	d.Curves = buildCurves(cells, d.Cells)
-	d.Series = buildSeries(rs, cells, d.Cells)
-	if len(d.Cells) > maxCurveLines {
-		d.Notes = append(d.Notes, "latency curves show the first 24 cells; the table has them all")
-	}
-	return d
+	return float64(n) / r.Elapsed
 }
 
 func finite(v, alt float64) float64 {
@@ -234,113 +349,543 @@ func finite(v, alt float64) float64 {
 	return v
 }
 
-func buildCurves(cs []results.Cell, cells []HTMLCell) []CurveSet {
-	var out []CurveSet
-	byOp := map[string]int{}
-	for ci, c := range cs {
-		if ci >= maxCurveLines {
-			break
-		}
-		// The first run of the cell that finished carries the cell's curve.
-		var r *results.Result
-		for _, x := range c.Runs {
-			if x.Status == results.StatusOK {
-				r = x
+// label is cell i's value of field f, or "" when it has none.
+func (b *builder) label(i int, f string) string { return b.d.Cells[i].labels[f] }
+
+// varying are the fields (display order) that take more than one value
+// among cells.
+func (b *builder) varying(cells []int) []string {
+	var out []string
+	for _, f := range b.fields {
+		for _, i := range cells[min(1, len(cells)):] {
+			if b.label(i, f) != b.label(cells[0], f) {
+				out = append(out, f)
 				break
 			}
 		}
-		if r == nil {
-			continue
+	}
+	return out
+}
+
+// stepped reports whether every cell is a suite step.
+func (b *builder) stepped(cells []int) bool {
+	for _, i := range cells {
+		if b.d.Cells[i].Step == "" {
+			return false
 		}
-		for _, o := range r.Ops {
-			if o.Count == 0 {
-				continue
+	}
+	return len(cells) > 0
+}
+
+// named reports whether cells are best told apart by their steps' names:
+// suite steps whose names are short enough to head a row (seed 002's
+// "+ journal_mode=WAL"); long names that list settings give way to the
+// labels that vary.
+func (b *builder) named(cells []int) bool {
+	if !b.stepped(cells) {
+		return false
+	}
+	for _, i := range cells {
+		if textWidth(b.d.Cells[i].Step, fontPx) > maxStepWidth {
+			return false
+		}
+	}
+	return true
+}
+
+// maxStepWidth is the widest step name drawn as a row's label (pixels).
+const maxStepWidth = 0.3 * barChartW
+
+// keys name each of cells apart from the others: suite steps by their
+// step's name (and target, where targets differ), other cells by the
+// labels that vary among them ("mattn journal=wal"); a lone cell by its
+// own label.
+func (b *builder) keys(cells []int) []string {
+	out := make([]string, len(cells))
+	vary := b.varying(cells)
+	stepped := b.named(cells)
+	multiTarget := false
+	for _, f := range vary {
+		if f == "target" {
+			multiTarget = true
+		}
+	}
+	for k, i := range cells {
+		c := b.d.Cells[i]
+		var parts []string
+		switch {
+		case stepped:
+			parts = append(parts, c.Step)
+			if multiTarget {
+				parts = append(parts, "("+c.Target+")")
 			}
-			enc, kind := o.Hist, "service"
-			if o.RespHist != "" {
-				enc, kind = o.RespHist, "response"
-			}
-			h, err := histcodec.Decode(enc)
-			if err != nil || h.TotalCount() == 0 {
-				continue
-			}
-			k := o.Name + "/" + kind
-			i, ok := byOp[k]
-			if !ok {
-				i = len(out)
-				byOp[k] = i
-				out = append(out, CurveSet{Op: o.Name, Kind: kind})
-			}
-			cv := Curve{Cell: ci, Label: cells[ci].Label}
-			for _, p := range CurvePercentiles {
-				var v int64
-				switch p {
-				case 0:
-					v = h.Min()
-				case 100:
-					v = h.Max()
-				default:
-					v = h.ValueAtQuantile(p)
+		default:
+			for _, f := range vary {
+				if f == "target" {
+					parts = append(parts, c.Target)
+				} else {
+					parts = append(parts, f+"="+b.label(i, f))
 				}
-				cv.Points = append(cv.Points, [2]float64{p, units.Round3(float64(v) / 1e3)})
 			}
-			out[i].Lines = append(out[i].Lines, cv)
+		}
+		out[k] = strings.Join(parts, " ")
+		if out[k] == "" {
+			out[k] = loneName(c)
 		}
 	}
 	return out
 }
 
-func buildSeries(rs []*results.Result, cs []results.Cell, cells []HTMLCell) []SeriesRun {
-	var out []SeriesRun
-	cellOf := map[string]int{}
-	for i, c := range cs {
-		for _, r := range c.Runs {
-			cellOf[r.RunID] = i
+// loneName names a cell that nothing sets apart from others: its step, or
+// its workload and target.
+func loneName(c HTMLCell) string {
+	if c.Step != "" {
+		return c.Step + " (" + c.Target + ")"
+	}
+	return c.Workload + " " + c.Target
+}
+
+// keyOf maps each of cells to its key (see keys), "#n" first.
+func (b *builder) keyOf(cells []int) map[int]string {
+	m := map[int]string{}
+	for k, key := range b.keys(cells) {
+		m[cells[k]] = "#" + itoa(b.d.Cells[cells[k]].Index) + " " + key
+	}
+	return m
+}
+
+// facet is some cells of a group drawn in one panel, and the labels they
+// share that set them apart from the group's other facets.
+type facet struct {
+	cells []int
+	name  string
+}
+
+// facets splits cells into panels of at most maxSeries: by the label
+// whose values part them into the fewest panels that are small enough
+// (or else the smallest largest part, split again), and, where no label
+// parts them, in runs of maxSeries.
+func (b *builder) facets(cells []int, name string) []facet {
+	if len(cells) <= maxSeries {
+		return []facet{{cells, name}}
+	}
+	type split struct {
+		field string
+		parts [][]int
+		big   int
+	}
+	var best *split
+	for _, f := range b.varying(cells) {
+		idx := map[string]int{}
+		var parts [][]int
+		for _, i := range cells {
+			v := b.label(i, f)
+			k, ok := idx[v]
+			if !ok {
+				k = len(parts)
+				idx[v] = k
+				parts = append(parts, nil)
+			}
+			parts[k] = append(parts[k], i)
+		}
+		s := &split{field: f, parts: parts}
+		for _, p := range parts {
+			s.big = max(s.big, len(p))
+		}
+		fits := func(x *split) bool { return x.big <= maxSeries }
+		switch {
+		case best == nil:
+			best = s
+		case fits(s) && (!fits(best) || len(s.parts) < len(best.parts)):
+			best = s
+		case !fits(s) && !fits(best) && s.big < best.big:
+			best = s
 		}
 	}
-	for _, r := range rs {
-		if len(r.Series) < 2 || len(out) >= maxSeriesRuns {
-			continue
+	var out []facet
+	if best == nil || best.big == len(cells) {
+		for k := 0; k < len(cells); k += maxSeries {
+			part := cells[k:min(k+maxSeries, len(cells))]
+			out = append(out, facet{part, join(name, "part "+itoa(k/maxSeries+1)+" of "+itoa((len(cells)+maxSeries-1)/maxSeries))})
 		}
-		sr := SeriesRun{RunID: r.RunID, Label: cells[cellOf[r.RunID]].Label}
-		if r.Repeat > 0 {
-			sr.Label += " #" + itoa(r.Repeat)
+		return out
+	}
+	for _, p := range best.parts {
+		v := b.label(p[0], best.field)
+		if best.field != "target" {
+			v = best.field + "=" + v
 		}
-		var ops, p99, wal [][2]float64
-		var prevT float64
-		var prevRows int64
-		for _, p := range r.Series {
-			var tot, worst float64
-			for _, v := range p.OpsPerS {
-				tot += v
-			}
-			if len(p.OpsPerS) == 0 {
-				// Runs without live recorders: the progress count per
-				// second between samples.
-				tot = math.NaN()
-				if p.T > prevT {
-					tot = float64(p.Rows-prevRows) / (p.T - prevT)
-				}
-				prevT, prevRows = p.T, p.Rows
-			}
-			for _, v := range p.P99us {
-				worst = math.Max(worst, v)
-			}
-			if !math.IsNaN(tot) {
-				ops = append(ops, [2]float64{p.T, tot})
-			}
-			if len(p.P99us) > 0 {
-				p99 = append(p99, [2]float64{p.T, worst})
-			}
-			wal = append(wal, [2]float64{p.T, float64(p.WALBytes)})
-		}
-		sr.Ops, sr.P99, sr.WAL = LTTB(ops, maxSeriesPoint), LTTB(p99, maxSeriesPoint), LTTB(wal, maxSeriesPoint)
-		out = append(out, sr)
+		out = append(out, b.facets(p, join(name, v))...)
 	}
 	return out
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " · " + b
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// groups builds the throughput panels and their summaries.
+func (b *builder) groups() {
+	d := b.d
+	idx := map[string]int{}
+	for i, c := range d.Cells {
+		k := c.Section + "\x00" + c.Group + "\x00" + c.Unit
+		g, ok := idx[k]
+		if !ok {
+			g = len(d.Groups)
+			idx[k] = g
+			d.Groups = append(d.Groups, Group{Name: c.Group, Unit: c.Unit, Better: c.Better})
+		}
+		d.Groups[g].Cells = append(d.Groups[g].Cells, i)
+	}
+	// Groups of one name are told apart: a suite section named like a
+	// workload by "(suite)", one name in several units by its unit.
+	names := map[string]int{}
+	for _, g := range d.Groups {
+		names[g.Name]++
+	}
+	for gi := range d.Groups {
+		g := &d.Groups[gi]
+		if names[g.Name] > 1 && d.Cells[g.Cells[0]].Section != "" {
+			g.Name += " (suite)"
+		}
+	}
+	names = map[string]int{}
+	for _, g := range d.Groups {
+		names[g.Name]++
+	}
+	for gi := range d.Groups {
+		g := &d.Groups[gi]
+		if names[g.Name] > 1 {
+			g.Name += " (" + g.Unit + ")"
+		}
+		for _, i := range g.Cells {
+			d.Cells[i].Group = g.Name
+		}
+		b.layoutGroup(g)
+		b.bestOf(g)
+	}
+}
+
+// layoutGroup orders a panel's rows, chooses its label columns and
+// colours, and its scale.
+func (b *builder) layoutGroup(g *Group) {
+	cells := g.Cells
+	vary := b.varying(cells)
+	stepped := b.named(cells)
+	var cols []string
+	switch {
+	case stepped:
+		cols = []string{"step"}
+		if contains(vary, "target") {
+			cols = append(cols, "target")
+		}
+	case len(vary) == 0:
+		cols = []string{"cell"}
+	default:
+		cols = vary
+	}
+	// The colour stands for the target where targets differ, or else the
+	// first column of at most maxSeries values.
+	g.ColourBy = ""
+	for _, f := range cols {
+		if f == "step" || f == "cell" {
+			continue
+		}
+		if n := len(b.distinct(cells, f)); n > 1 && n <= maxSeries && (f == "target" || g.ColourBy == "") {
+			g.ColourBy = f
+			if f == "target" {
+				break
+			}
+		}
+	}
+	if g.ColourBy != "" {
+		g.Colours = b.distinct(cells, g.ColourBy)
+		// Cells that differ only in the coloured label go side by side,
+		// in the order the rest first appears.
+		rest := func(i int) string {
+			var k []string
+			for _, f := range append(vary, "step") {
+				if f != g.ColourBy {
+					k = append(k, b.label(i, f)+"\x00"+b.d.Cells[i].Step)
+				}
+			}
+			return strings.Join(k, "\x01")
+		}
+		order := map[string]int{}
+		for _, i := range cells {
+			if _, ok := order[rest(i)]; !ok {
+				order[rest(i)] = len(order)
+			}
+		}
+		sorted := append([]int(nil), cells...)
+		sort.SliceStable(sorted, func(x, y int) bool { return order[rest(sorted[x])] < order[rest(sorted[y])] })
+		g.Cells = sorted
+	}
+	g.Columns = append([]string{"#"}, cols...)
+	for _, i := range g.Cells {
+		c := b.d.Cells[i]
+		row := []string{"#" + itoa(c.Index)}
+		for _, f := range cols {
+			switch f {
+			case "step":
+				row = append(row, c.Step)
+			case "cell":
+				row = append(row, loneName(c))
+			default:
+				row = append(row, b.label(i, f))
+			}
+		}
+		g.Labels = append(g.Labels, row)
+		ci := -1
+		if g.ColourBy != "" {
+			ci = indexOf(g.Colours, b.label(i, g.ColourBy))
+		}
+		g.Colour = append(g.Colour, ci)
+	}
+	// Labels wider than about 45% of the chart become a numbered key.
+	if labelColumnsWidth(g.Columns, g.Labels) > 0.45*barChartW {
+		g.Keyed = true
+	}
+	var vs []float64
+	for _, i := range g.Cells {
+		c := b.d.Cells[i]
+		if c.N > 0 {
+			vs = append(vs, c.Median, c.Lo, c.Hi)
+		}
+	}
+	g.Log = spansDecade(vs)
+}
+
+// distinct are the values of f among cells, in order of appearance.
+func (b *builder) distinct(cells []int, f string) []string {
+	var out []string
+	for _, i := range cells {
+		if v := b.label(i, f); !contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool { return indexOf(xs, x) >= 0 }
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// better reports whether a is a better headline than b in direction dir.
+func better(a, b float64, dir string) bool {
+	if dir == string(units.Lower) {
+		return a < b
+	}
+	return a > b
+}
+
+// bestOf finds the group's best cell and its baseline, and says so.
+func (b *builder) bestOf(g *Group) {
+	b.best(g)
+	// The best is measured against the workload's control, where it has
+	// one.
+	if g.Best < 0 {
+		return
+	}
+	keys := b.keyOf(g.Cells)
+	for _, i := range g.Cells {
+		if c := b.d.Cells[i]; c.control && c.N > 0 && i != g.Best {
+			g.Sentence += fmt.Sprintf(" It reaches %.0f%% of the control, %s at %s.", 100*b.d.Cells[g.Best].Median/c.Median, keys[i], value(c.Median, g.Unit))
+			return
+		}
+	}
+}
+
+// eligible reports whether cell i can be a group's best or baseline: it
+// has a run that finished, and it is not the control (unless every cell
+// is).
+func (b *builder) eligible(g *Group, i int) bool {
+	c := b.d.Cells[i]
+	if c.N == 0 {
+		return false
+	}
+	if !c.control {
+		return true
+	}
+	for _, j := range g.Cells {
+		if !b.d.Cells[j].control && b.d.Cells[j].N > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) best(g *Group) {
+	d := b.d
+	g.Best, g.Baseline = -1, -1
+	for _, i := range g.Cells {
+		if b.eligible(g, i) && (g.Best < 0 || better(d.Cells[i].Median, d.Cells[g.Best].Median, g.Better)) {
+			g.Best = i
+		}
+	}
+	word := "best"
+	if g.Better == string(units.Higher) && units.IsRate(g.Unit) {
+		word = "fastest"
+	}
+	if g.Best < 0 {
+		g.Title = g.Name + ": no run finished"
+		g.Sentence = g.Title + "."
+		return
+	}
+	best := &d.Cells[g.Best]
+	best.Best = true
+	keys := b.keyOf(g.Cells)
+	bare := strings.TrimPrefix(keys[g.Best], "#"+itoa(best.Index)+" ")
+	fig := value(best.Median, g.Unit)
+	if best.CI != "" && best.CI != "±∞" {
+		fig += " " + best.CI
+	}
+	alone := true
+	for _, i := range g.Cells {
+		alone = alone && (i == g.Best || !b.eligible(g, i))
+	}
+	if alone {
+		g.Title = g.Name + ": " + value(best.Median, g.Unit)
+		g.Sentence = g.Name + ": " + keys[g.Best] + ", " + fig + "."
+		if len(g.Cells) == 1 {
+			g.Sentence = g.Name + ": one cell, " + keys[g.Best] + ", " + fig + "."
+		}
+		return
+	}
+	base, name := b.baseline(g)
+	g.Baseline, g.BaselineName = base, name
+	head := g.Name + ": " + word + " is " + keys[g.Best] + " at " + fig
+	if base == g.Best {
+		g.Title = g.Name + ": " + bare + " is " + word + ", and it is " + name
+		g.Sentence = head + ", which is " + name + "."
+		return
+	}
+	bc := d.Cells[base]
+	if bc.N == 0 {
+		g.Title = g.Name + ": " + bare + " is " + word
+		g.Sentence = head + "."
+		return
+	}
+	g.Speedup = best.Median / bc.Median
+	if g.Better == string(units.Lower) {
+		g.Speedup = bc.Median / best.Median
+	}
+	interval := ""
+	if lo, hi, ok := ratioCI(bc.values, best.values); ok {
+		if g.Better == string(units.Lower) {
+			lo, hi = 1/hi, 1/lo
+		}
+		g.SpeedupLo, g.SpeedupHi = lo, hi
+		interval = " (95% interval " + times(lo) + "–" + times(hi) + ")"
+	} else if bc.N > 1 || best.N > 1 {
+		interval = fmt.Sprintf(" (no interval with %d+%d runs; --repeat %d gives one)", bc.N, best.N, minCIRuns)
+	}
+	over := "over " + name
+	if g.Better == string(units.Lower) {
+		over = "better than " + name
+	}
+	g.Title = g.Name + ": " + bare + " is " + word + ", " + times(g.Speedup) + " " + over
+	g.Sentence = head + ", " + times(g.Speedup) + " " + over + interval + "."
+}
+
+// times renders a ratio: ×1.08, ×4.2, ×109.
+func times(r float64) string {
+	switch {
+	case r >= 100:
+		return "×" + strconv.FormatFloat(r, 'f', 0, 64)
+	case r >= 10:
+		return "×" + strconv.FormatFloat(r, 'f', 1, 64)
+	}
+	return "×" + strconv.FormatFloat(r, 'f', 2, 64)
+}
+
+// baseline is what a group's best cell is measured against, and its name.
+// Its peers are the cells of the same target (and, outside suites, the
+// same parameters): among them, the cell whose settings are all at their
+// defaults; or else the first, which in a suite section is the step the
+// section starts from ("driver defaults") and in a sweep the first value
+// of each list. With no peer (only targets differ) it is the worst cell.
+func (b *builder) baseline(g *Group) (int, string) {
+	d := b.d
+	best := g.Best
+	keys := b.keyOf(g.Cells)
+	same := []string{"workload", "target", "engine", "placement"}
+	if !b.stepped(g.Cells) {
+		same = append(same, b.params...)
+	}
+	var peers []int
+	for _, i := range sortedInts(g.Cells) {
+		ok := b.eligible(g, i)
+		for _, f := range same {
+			ok = ok && b.label(i, f) == b.label(best, f)
+		}
+		if ok {
+			peers = append(peers, i)
+		}
+	}
+	if len(peers) > 1 {
+		for _, i := range peers {
+			if b.atDefaults(i) {
+				if i == best {
+					return i, "the defaults"
+				}
+				return i, "the defaults (" + keys[i] + ")"
+			}
+		}
+		first := "the sweep's first cell"
+		if b.stepped(g.Cells) {
+			first = "the section's first step"
+		}
+		if peers[0] != best {
+			return peers[0], first + ", " + keys[peers[0]]
+		}
+		return best, first
+	}
+	worst := -1
+	for _, i := range g.Cells {
+		if b.eligible(g, i) && (worst < 0 || better(d.Cells[worst].Median, d.Cells[i].Median, g.Better)) {
+			worst = i
+		}
+	}
+	return worst, "the slowest, " + keys[worst]
+}
+
+func sortedInts(xs []int) []int {
+	out := append([]int(nil), xs...)
+	sort.Ints(out)
+	return out
+}
+
+// atDefaults reports whether every setting of cell i that has a known
+// default is at it.
+func (b *builder) atDefaults(i int) bool {
+	if len(b.opt.Defaults) == 0 {
+		return false
+	}
+	r := b.d.Cells[i].rep
+	if r == nil {
+		return false
+	}
+	for k, v := range r.Settings {
+		if def, ok := b.opt.Defaults[k]; ok && def != v {
+			return false
+		}
+	}
+	return true
+}
 
 func envKey(e results.Env) string {
 	var b strings.Builder
@@ -353,7 +898,7 @@ func envKey(e results.Env) string {
 func envInfo(e results.Env) EnvInfo {
 	var ls [][2]string
 	add := func(k, v string) {
-		if v != "" {
+		if strings.TrimSpace(v) != "" {
 			ls = append(ls, [2]string{k, v})
 		}
 	}

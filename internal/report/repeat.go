@@ -68,6 +68,7 @@ type cellFigures struct {
 	op       string        // the main op kind ("" if none ran)
 	p50, p99 float64       // medians of its felt latency, µs
 	errs     map[string]int64
+	values   []float64 // the headlines
 }
 
 func summariseCell(c results.Cell) cellFigures {
@@ -87,7 +88,7 @@ func summariseCell(c results.Cell) cellFigures {
 			f.errs[k] += v
 		}
 	}
-	f.tp = stats.Summarise(tp)
+	f.tp, f.values = stats.Summarise(tp), tp
 	if len(p50) > 0 {
 		f.p50, f.p99 = stats.Summarise(p50).Median, stats.Summarise(p99).Median
 	}

@@ -35,24 +35,39 @@ type Table struct {
 	Right   []bool
 	Rows    [][]string
 	Notes   []string
+	// Common are columns dropped because every row had the same value
+	// ("target=mattn"), said once above the table.
+	Common []string
+	// Width, above zero, is the widest the text table may be (see Fit);
+	// zero fits it to the terminal it is written to, if any.
+	Width int
+	// blocks are the parts a table too wide even when narrowed is printed
+	// in, one under the other (see Fit).
+	blocks []*Table
 }
 
-// Render writes t as text, markdown or csv.
+// Render writes t as text (narrowed to the terminal's width, see Fit),
+// markdown or csv.
 func (t *Table) Render(w io.Writer, format string) error {
 	switch format {
 	case "markdown":
 		return t.markdown(w)
 	case "csv":
 		return t.csv(w)
-	default:
-		return t.text(w)
 	}
+	width := t.Width
+	if width == 0 {
+		width = TermWidth(w)
+	}
+	return t.Fit(width).text(w)
 }
 
 func (t *Table) widths() []int {
 	wd := make([]int, len(t.Headers))
 	for i, h := range t.Headers {
-		wd[i] = utf8.RuneCountInString(h)
+		for _, l := range strings.Split(h, "\n") {
+			wd[i] = max(wd[i], utf8.RuneCountInString(l))
+		}
 	}
 	for _, r := range t.Rows {
 		for i, c := range r {
@@ -78,27 +93,67 @@ func pad(s string, w int, right bool) string {
 func (t *Table) right(i int) bool { return i < len(t.Right) && t.Right[i] }
 
 func (t *Table) text(w io.Writer) error {
-	wd := t.widths()
 	var b strings.Builder
 	if t.Title != "" {
 		b.WriteString(t.Title + "\n")
 	}
+	if len(t.Common) > 0 {
+		w := t.lineWidth()
+		if t.Width > 0 {
+			w = min(w, t.Width)
+		}
+		b.WriteString(commonLines(t.Common, w))
+	}
+	if t.blocks == nil {
+		t.grid(&b)
+	}
+	for k, bl := range t.blocks {
+		if k > 0 {
+			b.WriteString("\n")
+		}
+		bl.grid(&b)
+	}
+	for _, n := range t.Notes {
+		b.WriteString("  " + n + "\n")
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// grid writes t's headers and rows, aligned.
+func (t *Table) grid(b *strings.Builder) {
+	wd := t.widths()
+	var l strings.Builder
 	line := func(cells []string) {
+		l.Reset()
 		for i := range t.Headers {
 			c := ""
 			if i < len(cells) {
 				c = cells[i]
 			}
 			if i > 0 {
-				b.WriteString("  ")
+				l.WriteString("  ")
 			}
-			b.WriteString(pad(c, wd[i], t.right(i)))
+			l.WriteString(pad(c, wd[i], t.right(i)))
 		}
-		trimmed := strings.TrimRight(b.String(), " ")
-		b.Reset()
-		b.WriteString(trimmed + "\n")
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 	}
-	line(t.Headers)
+	// Headers split by Fit take two lines, aligned at the bottom.
+	lines := 1
+	for _, h := range t.Headers {
+		lines = max(lines, strings.Count(h, "\n")+1)
+	}
+	for k := 0; k < lines; k++ {
+		cells := make([]string, len(t.Headers))
+		for i, h := range t.Headers {
+			hl := strings.Split(h, "\n")
+			if j := k - (lines - len(hl)); j >= 0 {
+				cells[i] = hl[j]
+			}
+		}
+		line(cells)
+	}
 	sep := make([]string, len(t.Headers))
 	for i := range sep {
 		sep[i] = strings.Repeat("-", wd[i])
@@ -107,12 +162,29 @@ func (t *Table) text(w io.Writer) error {
 	for _, r := range t.Rows {
 		line(r)
 	}
-	for _, n := range t.Notes {
-		b.WriteString("  " + n + "\n")
+}
+
+// commonLines names the columns every row shared, in lines no wider than
+// the table (or 40 characters).
+func commonLines(items []string, width int) string {
+	width = max(width, 40)
+	var b strings.Builder
+	line := "every row:"
+	for k, it := range items {
+		if k < len(items)-1 {
+			it += ","
+		}
+		if n := utf8.RuneCountInString(it); n > width-2 {
+			it = string([]rune(it)[:width-3]) + "…"
+		}
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(it) > width {
+			b.WriteString(line + "\n")
+			line = " "
+		}
+		line += " " + it
 	}
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	b.WriteString(line + "\n")
+	return b.String()
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
@@ -526,7 +598,7 @@ func Operations(rs []*results.Result) *Table {
 }
 
 // Write renders rs in format: tables (summary, then per-op latency when it
-// adds information), JSON lines, or Go benchmark format.
+// adds information), raw CSV rows, JSON lines, or Go benchmark format.
 func Write(w io.Writer, rs []*results.Result, format string) error {
 	switch format {
 	case "json":
@@ -538,6 +610,8 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 		return nil
 	case "benchfmt":
 		return WriteBenchfmt(w, rs)
+	case "csv":
+		return WriteCSV(w, rs)
 	}
 	sum := Summary(rs)
 	if countsOps(rs) {
@@ -548,9 +622,6 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	}
 	if err := sum.Render(w, format); err != nil {
 		return err
-	}
-	if format == "csv" {
-		return nil
 	}
 	multi := false
 	for _, r := range rs {

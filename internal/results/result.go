@@ -13,6 +13,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -116,6 +117,9 @@ type Point struct {
 	// checkpoint completes and the WAL restarts.
 	WALSeq int64            `json:"wal_checkpoint_seq,omitempty"`
 	Errors map[string]int64 `json:"errors,omitempty"`
+	// Warning is what the run warned of at this sample (the WAL passing
+	// its warning size), for reports to mark where it happened.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Control names a run's control runs: those of the same workload whose
@@ -265,6 +269,26 @@ type wire struct {
 	Rows          int64   `json:"rows"`
 	RowsPerSecond float64 `json:"rows_per_second"`
 	SQLiteVersion string  `json:"sqlite_version,omitempty"`
+	// Labels are every label typed as its canonical string spells it:
+	// true and false as booleans, numbers as numbers, the rest as
+	// strings (settings and params keep the strings, exactly).
+	Labels map[string]any `json:"labels"`
+}
+
+// jsonNumber matches JSON's grammar of numbers.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// typed is the JSON value a label's canonical string spells.
+func typed(v string) any {
+	switch {
+	case v == "true":
+		return true
+	case v == "false":
+		return false
+	case jsonNumber.MatchString(v):
+		return json.Number(v)
+	}
+	return v
 }
 
 // MarshalJSONLine encodes r as one JSON object (no trailing newline), in
@@ -273,7 +297,10 @@ func MarshalJSONLine(r *Result) ([]byte, error) {
 	c := *r
 	c.Schema = SchemaVersion
 	w := wire{Result: &c, LatencyUS: map[string]map[string]any{}, Errors: r.ErrorTotals(), Retries: r.RetryTotal(),
-		Rows: r.Rows, RowsPerSecond: r.Headline().Value, SQLiteVersion: r.EngineVersion}
+		Rows: r.Rows, RowsPerSecond: r.Headline().Value, SQLiteVersion: r.EngineVersion, Labels: map[string]any{}}
+	for _, l := range r.Labels() {
+		w.Labels[l.Key] = typed(l.Value)
+	}
 	for _, o := range r.Ops {
 		m := map[string]any{}
 		// The flat percentiles are what the user experienced: response

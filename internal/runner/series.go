@@ -62,6 +62,7 @@ func (s *sampler) interval(ev worker.Event) {
 			note := fmt.Sprintf("WAL reached %s after %.0fs (warning threshold %s): checkpoints cannot complete while readers overlap (checkpoint starvation); try --pool 1, fewer readers, or reader gaps",
 				units.Bytes(fs.WAL), p.T, units.Bytes(w))
 			s.notes = append(s.notes, note)
+			p.Warning = note
 			if s.sp.Progress != nil {
 				fmt.Fprintf(s.sp.Progress, "\nwarning: %s: %s\n", s.sp.Label, note)
 			}
