@@ -255,6 +255,10 @@ func (b *builder) cells(rs []*results.Result) {
 		for _, l := range r0.Labels() {
 			hc.labels[l.Key] = l.Value
 		}
+		if a := r0.Audit; a != nil && a.Class != "" {
+			// An audited cell's durability class, for the warnings.
+			hc.labels["durability"] = a.Fault + ": " + a.Class
+		}
 		var parts []string
 		if multiTarget {
 			parts = append(parts, r0.Target)
