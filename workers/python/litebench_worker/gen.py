@@ -239,26 +239,37 @@ class Zipf:
 
 
 class KeyGen:
-    """Row indexes for one worker: uniform, zipfian (hot rows scattered) or latest."""
+    """Row indexes for one worker: uniform, zipfian (hot rows scattered) or
+    latest. next(n) is a row index in [0, n), n being how many rows exist now."""
 
     def __init__(self, kind, zipf, seed, worker):
-        self.kind = kind
         self.zipf = zipf
         self.state = mix(seed ^ 0x6B6579, worker + 1)
+        self.next = {"zipfian": self.zipfian, "latest": self.latest}.get(kind, self.uniform)
 
-    def next(self, n):
-        """A row index in [0, n): n is how many rows exist now."""
-        if n <= 1:
-            return 0
+    def u(self):
         z = self.state = (self.state + GOLDEN) & M64
         z = ((z ^ (z >> 30)) * C1) & M64
         z = ((z ^ (z >> 27)) * C2) & M64
-        u = ((z ^ (z >> 31)) >> 11) / 9007199254740992.0
-        if self.kind == "zipfian":
-            return mix(0x7A697066, self.zipf.rank(u)) % n
-        if self.kind == "latest":
-            return max(n - 1 - self.zipf.rank(u), 0)
-        return int(u * float(n))
+        return ((z ^ (z >> 31)) >> 11) / 9007199254740992.0
+
+    def uniform(self, n):
+        if n <= 1:
+            return 0
+        z = self.state = (self.state + GOLDEN) & M64  # u(), inline: it is the common case
+        z = ((z ^ (z >> 30)) * C1) & M64
+        z = ((z ^ (z >> 27)) * C2) & M64
+        return int(((z ^ (z >> 31)) >> 11) / 9007199254740992.0 * float(n))
+
+    def zipfian(self, n):
+        if n <= 1:
+            return 0
+        return mix(0x7A697066, self.zipf.rank(self.u())) % n
+
+    def latest(self, n):
+        if n <= 1:
+            return 0
+        return max(n - 1 - self.zipf.rank(self.u()), 0)
 
 
 def chooser(seed, ratio):

@@ -4,8 +4,9 @@ encoding from the hdrhistogram package.
 
 Values are nanoseconds from 1 ns to 10 minutes. Full-run histograms have 3
 significant figures: value v lands at index v below 2048, else at
-(b << 10) + (v >> b) with b = v.bit_length() - 11. The hot loops inline that
-(see record()); everything else calls the functions here.
+(b << 10) + (v >> b) with b = v.bit_length() - 11. The hot loops inline that,
+looking the index of durations below 131 µs up in SMALL; everything else
+calls the functions here.
 """
 
 import math
@@ -133,6 +134,19 @@ class Geometry:
 
 FULL = Geometry(3)
 INTERVAL = Geometry(2)
+
+
+def small_indexes(bits=17):
+    """FULL's index of every value below 2**bits (131 µs): the hot loops look
+    durations up here, which costs a third of computing the index."""
+    idx = list(range(2048))
+    for b in range(1, bits - 10):
+        for sub in range(1024, 2048):
+            idx.extend([(b << 10) + sub] * (1 << b))
+    return idx
+
+
+SMALL = small_indexes()
 
 
 def round3(f):

@@ -11,7 +11,7 @@ from itertools import count as counter
 from time import perf_counter_ns as pc
 
 from . import gen
-from .hist import FULL, HIGHEST, INTERVAL, Recorder
+from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder
 from .settings import BadInput, q
 from .workloads import (
     READ,
@@ -28,6 +28,7 @@ from .workloads import (
 )
 
 NEVER = 1 << 62
+LOOKUP = len(SMALL)
 CHECK_NS = 1_000_000  # how often a closed-loop worker looks at the clock's limits and at cancellation
 LATE_NS = 1_000_000  # an open-loop operation that starts later than this behind schedule is late
 
@@ -169,34 +170,34 @@ class Ops:
 
 
 class Executor:
-    """One worker's operations, with its own keys. It keeps the connection it
-    first borrows when its pool has one for every worker (as database/sql's
-    pool ends up doing), else it borrows one per operation."""
+    """One worker's operations, with its own keys. It keeps a connection of
+    its own, opened before the measured part, when its pool has one for
+    every worker (as database/sql's pool ends up doing); else it borrows one
+    per operation."""
 
-    def __init__(self, w, i, users, writers):
-        """Worker i of `users` sharing the run's pool; `writers` share a
-        single writer's pool."""
+    def __init__(self, w, i, role, users, writers):
+        """Worker i of `users` sharing the run's pool, running role (READ,
+        WRITE, or None for both); `writers` share a single writer's pool."""
         self.w, self.env = w, w.env
         self.client = w.env.client
         self.keys = gen.KeyGen(w.keys, w.zipf, w.seed, i)
         pool, wpool = w.env.pool, w.wpool
-        self.rpin = pool.pinnable(users)
-        self.wpin = self.rpin if wpool is pool else wpool.pinnable(writers)
-        self.pinned = {}  # pool -> the connection kept
+        self.rconn = self.wconn = None
+        if role != WRITE and pool.pinnable(users):
+            self.rconn = pool.get()
+        if role != READ:
+            if wpool is pool:
+                self.wconn = self.rconn or (pool.get() if pool.pinnable(users) else None)
+            elif wpool.pinnable(writers):
+                self.wconn = wpool.get()
         self.read = self.make_read()
 
-    def borrow(self, pool, pin):
-        c = self.pinned.get(pool)
-        if c is None:
-            c = pool.get()
-            if pin:
-                self.pinned[pool] = c
-        return c
-
     def close(self):
-        for pool, c in self.pinned.items():
-            pool.put(c)
-        self.pinned = {}
+        if self.rconn is not None:
+            self.env.pool.put(self.rconn)
+        if self.wconn is not None and self.wconn is not self.rconn:
+            self.w.wpool.put(self.wconn)
+        self.rconn = self.wconn = None
 
     def fail(self, err, retries=0):
         """SQLite's expected errors are counted; anything else ends the run."""
@@ -208,30 +209,45 @@ class Executor:
         return Failed(str(err))
 
     def make_read(self):
-        w, env = self.w, self.env
-        sql, seed, Error = w.read_sql, w.seed, self.client.Error
-        key = w.sc.key
-        next_key = self.keys.next
-        off = w.sc.key_offset
-        pool, pin, pinned, borrow = env.pool, self.rpin, self.pinned, self.borrow
-        fail = self.fail
+        w, sc = self.w, self.w.sc
+        sql, seed, key, off = w.read_sql, w.seed, sc.key, sc.key_offset
+        next_key, fail, Error = self.keys.next, self.fail, self.client.Error
 
-        def read():
+        def missing(k):
+            return Counted("missing", "row not found: %s %s = %s" % (sc.table, sc.key_col, k))
+
+        if self.rconn is not None:
+            execute = self.rconn.cur.execute
+
+            def read():
+                k = next_key(w.visible)
+                k = k + off if off is not None else key(seed, k)
+                try:
+                    rows = execute(sql, (k,)).fetchall()
+                except Error as e:
+                    raise fail(e) from None
+                if rows:
+                    return 0
+                raise missing(k)
+
+            return read
+        pool = self.env.pool
+
+        def read_borrowed():
             k = next_key(w.visible)
             k = k + off if off is not None else key(seed, k)
-            c = pinned.get(pool) or borrow(pool, pin)
+            c = pool.get()
             try:
                 rows = c.cur.execute(sql, (k,)).fetchall()
             except Error as e:
                 raise fail(e) from None
             finally:
-                if not pin:
-                    pool.put(c)
-            if not rows:
-                raise Counted("missing", "row not found: %s %s = %s" % (w.sc.table, w.sc.key_col, k))
-            return 0
+                pool.put(c)
+            if rows:
+                return 0
+            raise missing(k)
 
-        return read
+        return read_borrowed
 
     def write(self):
         w = self.w
@@ -271,7 +287,7 @@ class Executor:
 
     def write_once(self, idx):
         w = self.w
-        c = self.borrow(w.wpool, self.wpin)
+        c = self.wconn or w.wpool.get()
         cur = c.cur
         try:
             if len(idx) == 1:
@@ -286,7 +302,7 @@ class Executor:
                 rollback(cur, self.client)
                 raise
         finally:
-            if not self.wpin:
+            if c is not self.wconn:
                 w.wpool.put(c)
 
     def args(self, i):
@@ -296,6 +312,40 @@ class Executor:
             row = sc.row((w.seed + 1) & gen.M64, i)
             return tuple(row[k] for k in sc.update_idx) + (sc.key(w.seed, i),)
         return sc.row(w.seed, i)
+
+
+class Lane:
+    """A closed-loop worker's place in the run: the recorder it records into
+    (an unregistered one during the warm-up), the window's deadline, whether
+    it counts operations against --count."""
+
+    def __init__(self, eng, role):
+        self.eng, self.role = eng, role
+        self.measuring = eng.measured
+        self.rec = eng.env.recorder(2, live=True) if self.measuring else Recorder(2)
+        self.deadline = eng.deadline if self.measuring else NEVER
+
+    def check(self, start):
+        """Called at most every CHECK_NS: None to stop, else the loop's new
+        (recorder, histogram, deadline, next check, counting)."""
+        eng = self.eng
+        if eng.stopped or eng.env.cancel.is_set():
+            return None
+        if not self.measuring:
+            if not eng.measured and start >= eng.warm_end:
+                eng.begin(start)
+            if eng.measured:
+                self.measuring, self.deadline = True, eng.deadline
+                self.rec = eng.env.recorder(2, live=True)
+        if start >= self.deadline:
+            return None
+        check_at = min(start + CHECK_NS, self.deadline if self.measuring else eng.warm_end)
+        counting = self.measuring and eng.w.count > 0
+        return self.rec, self.rec.hist(self.role), self.deadline, check_at, counting
+
+    def done(self):
+        """The successes: what the loop recorded in the service histogram."""
+        self.rec.count[self.role] = sum(self.rec.hist(self.role))
 
 
 class Stats:
@@ -349,9 +399,9 @@ class Engine:
         t.start()
         return t
 
-    def executor(self, i, users, writers):
+    def executor(self, i, role, users, writers):
         try:
-            return Executor(self.w, i, users, writers)
+            return Executor(self.w, i, role, users, writers)
         except BaseException as e:
             self.stop(Failed("worker %d: %s" % (i, e)))
             return None
@@ -384,33 +434,37 @@ class Engine:
     def closed_worker(self, i, role):
         w = self.w
         users = w.readers + (w.writers if w.wpool is self.env.pool else 0)
-        ex = self.executor(i, users, w.writers)
+        ex = self.executor(i, role, users, w.writers)
         self.ready.wait()
         if ex is None:
             return
-        env, limit = self.env, self.w.count
-        fn = ex.read if role == READ else ex.write
-        measuring = self.measured
-        rec = env.recorder(2, live=True) if measuring else Recorder(2)
-        h, n_ok, check_at = rec.hist(role), 0, 0
-        deadline = self.deadline if measuring else NEVER
+        lane = Lane(self, role)
+        try:
+            if role == READ and ex.rconn is not None and w.sc.key_offset is not None:
+                self.read_loop(lane, ex)
+            else:
+                self.op_loop(lane, ex.read if role == READ else ex.write, role)
+        except Stop:
+            pass
+        except BaseException as e:
+            self.stop(e)
+        finally:
+            ex.close()
+
+    def op_loop(self, lane, fn, role):
+        """Runs fn back to back, timing each call."""
+        claimed, limit = self.claimed, self.w.count
+        rec = h = None
+        deadline, check_at, counting, small = NEVER, 0, False, SMALL
         try:
             while True:
                 start = pc()
                 if start >= check_at:
-                    if self.stopped or env.cancel.is_set():
+                    st = lane.check(start)
+                    if st is None:
                         break
-                    if not measuring:
-                        if not self.measured and start >= self.warm_end:
-                            self.begin(start)
-                        if self.measured:
-                            measuring, deadline = True, self.deadline
-                            rec = env.recorder(2, live=True)
-                            h, n_ok = rec.hist(role), 0
-                    if start >= deadline:
-                        break
-                    check_at = min(start + CHECK_NS, deadline if measuring else self.warm_end)
-                if measuring and limit and next(self.claimed) > limit:
+                    rec, h, deadline, check_at, counting = st
+                if counting and next(claimed) > limit:
                     break
                 try:
                     r = fn()
@@ -427,21 +481,59 @@ class Engine:
                     # it does not count towards the rate.
                     rec.observe_overrun(role, d)
                     continue
-                b = d.bit_length() - 11
-                if b > 0:
+                if d < LOOKUP:
+                    h[small[d]] += 1
+                else:
+                    b = d.bit_length() - 11
                     if b > 29:
                         d, b = HIGHEST, 29
                     h[(b << 10) + (d >> b)] += 1
-                else:
-                    h[d] += 1
-                n_ok += 1
-        except Stop:
-            pass
-        except BaseException as e:
-            self.stop(e)
         finally:
-            rec.count[role] += n_ok
-            ex.close()
+            lane.done()
+
+    def read_loop(self, lane, ex):
+        """op_loop for point reads on a connection of the worker's own, with
+        the read inline: the common case, where the harness costs most."""
+        w, claimed, limit = self.w, self.claimed, self.w.count
+        execute, next_key, fail, Error = ex.rconn.cur.execute, ex.keys.next, ex.fail, ex.client.Error
+        sql, off = w.read_sql, w.sc.key_offset
+        rec = h = None
+        deadline, check_at, counting, small = NEVER, 0, False, SMALL
+        try:
+            while True:
+                start = pc()
+                if start >= check_at:
+                    st = lane.check(start)
+                    if st is None:
+                        break
+                    rec, h, deadline, check_at, counting = st
+                if counting and next(claimed) > limit:
+                    break
+                try:
+                    rows = execute(sql, (next_key(w.visible) + off,)).fetchall()
+                except Error as e:
+                    err = fail(e)
+                    if not isinstance(err, Counted):
+                        raise err from None
+                    rec.error(READ, err.kind)
+                    continue
+                end = pc()
+                if not rows:
+                    rec.error(READ, "missing")
+                    continue
+                d = end - start
+                if end > deadline:
+                    rec.observe_overrun(READ, d)
+                    continue
+                if d < LOOKUP:
+                    h[small[d]] += 1
+                else:
+                    b = d.bit_length() - 11
+                    if b > 29:
+                        d, b = HIGHEST, 29
+                    h[(b << 10) + (d >> b)] += 1
+        finally:
+            lane.done()
 
     def run_open(self):
         w, env = self.w, self.env
@@ -506,7 +598,7 @@ class Engine:
         return st
 
     def open_executor(self, i, tickets, choose, lag):
-        ex = self.executor(i, self.w.max_inflight, self.w.max_inflight)
+        ex = self.executor(i, None, self.w.max_inflight, self.w.max_inflight)
         env, warm, t0 = self.env, self.w.warmup, self.t0
         warm_rec, rec = Recorder(2), None
         try:

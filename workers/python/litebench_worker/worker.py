@@ -153,13 +153,15 @@ class Worker:
         fin = {
             "t": "final",
             "status": "ok",
-            "elapsed_s": (end - start - env.excluded) / 1e9,
+            "elapsed_s": (end - start - env.generated - env.recorded) / 1e9,
             "done": self.done(final=True),
             "final_ops": merge(wl.ops, env.recorders),
         }
         extra = {}
-        if env.excluded > 0:
-            extra["generate_seconds"] = env.excluded / 1e9
+        if env.generated > 0:
+            extra["generate_seconds"] = env.generated / 1e9
+        if env.recorded > 0:
+            extra["record_seconds"] = env.recorded / 1e9
         extra.update(env.extra)
         fin.update(extra=extra, notes=env.notes, connections_opened=self.pool.opened)
         cancelled = self.cancel.is_set()

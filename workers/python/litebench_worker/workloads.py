@@ -2,18 +2,18 @@
 them: the same SQL, rows, keys, transactions, retries, error kinds and
 figures. Times are time.perf_counter_ns() readings.
 
-The hot loops record latencies inline into preallocated histogram lists (see
-hist.py): index (b << 10) + (d >> b) with b = d.bit_length() - 11, or d
-itself below 2048 ns; durations of 2**40 ns and more are clamped on the spot,
-the rest (0 ns, past 10 minutes) when the histograms are merged.
+Latencies go into preallocated histogram lists (see hist.py) inline: the
+index of a duration d below 131 µs is SMALL[d], else (b << 10) + (d >> b)
+with b = d.bit_length() - 11; durations of 2**40 ns and more are clamped on
+the spot, the rest (0 ns, past 10 minutes) when the histograms are merged.
 """
 
 import threading
-from itertools import chain
+from itertools import chain, islice
 from time import perf_counter_ns as pc
 
 from . import gen
-from .hist import HIGHEST, Recorder
+from .hist import HIGHEST, SMALL, Recorder
 from .settings import BadInput, q
 
 MAX_VARIABLES = 32766  # SQLite's default bound-parameter limit
@@ -47,7 +47,9 @@ class Env:
         self.extra, self.notes, self.recorders = {}, [], []
         self.start = None  # the measured start; None during a warm-up
         self.end = None
-        self.excluded = 0  # ns of inline data generation inside the measured interval
+        # ns inside the measured interval spent generating rows inline and
+        # recording latencies between transactions: the harness's, not measured
+        self.generated = self.recorded = 0
         self.ack = None  # ack(first, rows) after every committed write transaction
         self.done = 0  # rows or operations counted so far (insert and scan)
 
@@ -105,7 +107,8 @@ class Inserter:
         self.batch, self.rps, self.retries = batch, rps, retries
         self.begin = begin_sql(env.settings)
         self.sqls = {}
-        self.excluded = 0
+        self.ends = []
+        self.generated = self.recorded = 0  # ns spent generating rows and recording latencies
         self.chunk = max(rps, self.CHUNK // rps * rps)
 
     def sql(self, k):
@@ -159,65 +162,84 @@ class Inserter:
             if conn:
                 env.pool.put(conn)
 
+    def generate(self, first, n):
+        """statements() off the clock."""
+        t = pc()
+        stmts = self.statements(first, n)
+        self.generated += pc() - t
+        return stmts
+
     def tx(self, cur, start, n):
-        """Rows [start, start+n) in one transaction, or one autocommit statement."""
+        """Rows [start, start+n) in one transaction, or one autocommit statement.
+
+        Statements append their end times to a list, the cheapest thing Python
+        can do between two statements; fold() turns them into latencies off
+        the clock, between chunks of rows and after the transaction.
+        """
         ex, rec, rps = cur.execute, self.rec, self.rps
-        h = rec.hist(INSERT)
-        g0 = pc()
-        stmts = self.statements(start, min(n, self.chunk))
+        stmts = self.generate(start, min(n, self.chunk))
         prev = pc()
-        self.excluded += prev - g0
         if n <= rps:
             ex(self.sql(n), stmts[0])
             rec.observe(INSERT, pc() - prev, n)
             return
         full, tail = self.sql(rps), n % rps
-        rows = 0
+        ends = self.ends
+        app = ends.append
+        last = None
         try:
             ex(self.begin)
             now = pc()
             rec.observe(BEGIN, now - prev)
-            prev = now
+            app(now)
             off = 0
             while True:
                 if off + len(stmts) * rps > n:  # the last, shorter statement
                     stmts, last = stmts[:-1], stmts[-1]
-                else:
-                    last = None
                 for args in stmts:
                     ex(full, args)
-                    rows += rps
-                    now = pc()
-                    d = now - prev
-                    prev = now
-                    b = d.bit_length() - 11
-                    if b > 0:
-                        if b > 29:
-                            d, b = HIGHEST, 29
-                        h[(b << 10) + (d >> b)] += 1
-                    else:
-                        h[d] += 1
+                    app(pc())
                 if last is not None:
                     ex(self.sql(tail), last)
-                    now = pc()
-                    rec.observe(INSERT, now - prev, 0)
-                    prev = now
-                    rows += tail
-                off = rows
+                    app(pc())
+                    break
+                off += len(stmts) * rps
                 if off >= n:
                     break
-                g0 = pc()
-                stmts = self.statements(start + off, min(n - off, self.chunk))
-                g1 = pc()
-                self.excluded += g1 - g0
-                prev += g1 - g0
+                self.fold(0)
+                stmts = self.generate(start + off, min(n - off, self.chunk))
+                app(pc())
             ex("COMMIT")
-            rec.observe(COMMIT, pc() - prev)
+            rec.observe(COMMIT, pc() - ends[-1])
         except BaseException:
             rollback(cur, self.env.client)
             raise
         finally:
-            rec.count[INSERT] += rows
+            self.fold(tail if last is not None else 0)
+
+    def fold(self, tail):
+        """Records the statements whose end times are in self.ends (after the
+        time they started from): one latency each, rps rows each, or `tail`
+        rows for the last one when tail is set. The time it takes is the
+        harness's, left out of the measured time."""
+        t = pc()
+        ends, h = self.ends, self.rec.hist(INSERT)
+        k = len(ends) - 1
+        if k > 0:
+            self.rec.count[INSERT] += k * self.rps - (self.rps - tail if tail else 0)
+            prev, small, lookup = ends[0], SMALL, len(SMALL)
+            for now in islice(ends, 1, None):
+                d = now - prev
+                prev = now
+                if d < lookup:
+                    h[small[d]] += 1
+                else:
+                    b = d.bit_length() - 11
+                    if b > 29:
+                        d, b = HIGHEST, 29
+                    h[(b << 10) + (d >> b)] += 1
+        ends.clear()
+        self.recorded += pc() - t
 
 
 def load(env, sc, seed, frm, to, workers, batch, rps, retries, recorders):
@@ -228,7 +250,8 @@ def load(env, sc, seed, frm, to, workers, batch, rps, retries, recorders):
     ins = [Inserter(env, sc, seed, batch, rps, retries, r) for r in recorders]
     if workers == 1:
         ins[0].run(frm, to, env.pool.pinnable(1))
-        env.excluded += ins[0].excluded
+        env.generated += ins[0].generated
+        env.recorded += ins[0].recorded
         return
     errs = [None] * workers
     pinned = env.pool.pinnable(workers)
@@ -254,7 +277,7 @@ def preload(env, sc, seed, rows):
     """Rows [0, rows) as set-up: fast settings, recorded nowhere, not measured."""
     if rows:
         load(env, sc, seed, 0, rows, 1, 10000, min(100, MAX_VARIABLES // len(sc.columns)), -1, [Recorder(3)])
-        env.excluded = env.done = 0
+        env.generated = env.recorded = env.done = 0
 
 
 class Insert:
