@@ -455,7 +455,8 @@ class Engine:
         """Runs fn back to back, timing each call."""
         claimed, limit = self.claimed, self.w.count
         rec = h = None
-        deadline, check_at, counting, small = NEVER, 0, False, SMALL
+        deadline, check_at, counting = NEVER, 0, False
+        small, lookup, record = SMALL, LOOKUP, FULL.record
         try:
             while True:
                 start = pc()
@@ -481,13 +482,10 @@ class Engine:
                     # it does not count towards the rate.
                     rec.observe_overrun(role, d)
                     continue
-                if d < LOOKUP:
+                if d < lookup:
                     h[small[d]] += 1
                 else:
-                    b = d.bit_length() - 11
-                    if b > 29:
-                        d, b = HIGHEST, 29
-                    h[(b << 10) + (d >> b)] += 1
+                    record(h, d)
         finally:
             lane.done()
 
@@ -498,7 +496,8 @@ class Engine:
         execute, next_key, fail, Error = ex.rconn.cur.execute, ex.keys.next, ex.fail, ex.client.Error
         sql, off = w.read_sql, w.sc.key_offset
         rec = h = None
-        deadline, check_at, counting, small = NEVER, 0, False, SMALL
+        deadline, check_at, counting = NEVER, 0, False
+        small, lookup, record = SMALL, LOOKUP, FULL.record
         try:
             while True:
                 start = pc()
@@ -525,13 +524,10 @@ class Engine:
                 if end > deadline:
                     rec.observe_overrun(READ, d)
                     continue
-                if d < LOOKUP:
+                if d < lookup:
                     h[small[d]] += 1
                 else:
-                    b = d.bit_length() - 11
-                    if b > 29:
-                        d, b = HIGHEST, 29
-                    h[(b << 10) + (d >> b)] += 1
+                    record(h, d)
         finally:
             lane.done()
 

@@ -2,10 +2,9 @@
 them: the same SQL, rows, keys, transactions, retries, error kinds and
 figures. Times are time.perf_counter_ns() readings.
 
-Latencies go into preallocated histogram lists (see hist.py) inline: the
-index of a duration d below 131 µs is SMALL[d], else (b << 10) + (d >> b)
-with b = d.bit_length() - 11; durations of 2**40 ns and more are clamped on
-the spot, the rest (0 ns, past 10 minutes) when the histograms are merged.
+Latencies go into preallocated histogram lists (see hist.py) inline: a
+duration d below 131 µs at index SMALL[d] (0 ns is moved to 1 ns when the
+histograms are merged), a longer one through FULL.record.
 """
 
 import threading
@@ -13,7 +12,7 @@ from itertools import chain, islice
 from time import perf_counter_ns as pc
 
 from . import gen
-from .hist import HIGHEST, SMALL, Recorder
+from .hist import FULL, SMALL, Recorder
 from .settings import BadInput, q
 
 MAX_VARIABLES = 32766  # SQLite's default bound-parameter limit
@@ -227,17 +226,14 @@ class Inserter:
         k = len(ends) - 1
         if k > 0:
             self.rec.count[INSERT] += k * self.rps - (self.rps - tail if tail else 0)
-            prev, small, lookup = ends[0], SMALL, len(SMALL)
+            prev, small, lookup, record = ends[0], SMALL, len(SMALL), FULL.record
             for now in islice(ends, 1, None):
                 d = now - prev
                 prev = now
                 if d < lookup:
                     h[small[d]] += 1
                 else:
-                    b = d.bit_length() - 11
-                    if b > 29:
-                        d, b = HIGHEST, 29
-                    h[(b << 10) + (d >> b)] += 1
+                    record(h, d)
         ends.clear()
         self.recorded += pc() - t
 
