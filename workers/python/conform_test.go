@@ -2,6 +2,7 @@ package pyworker
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	_ "github.com/mattn/go-sqlite3"
 
 	"litebench/internal/metrics"
 	"litebench/internal/results"
@@ -87,6 +89,12 @@ type conversation struct {
 }
 
 func converse(t *testing.T, job *worker.Job, name string, args ...string) (*conversation, error) {
+	return converseWith(t, job, nil, name, args...)
+}
+
+// converseWith runs before(job's path) between set-up and run, and the
+// function it returns after the run.
+func converseWith(t *testing.T, job *worker.Job, before func(*testing.T, string) func(), name string, args ...string) (*conversation, error) {
 	t.Helper()
 	p, err := worker.StartCommand(name, args...)
 	if err != nil {
@@ -101,6 +109,9 @@ func converse(t *testing.T, job *worker.Job, name string, args ...string) (*conv
 	}
 	if c.setup, err = p.Setup(ctx, job); err != nil {
 		return nil, err
+	}
+	if before != nil {
+		defer before(t, job.Path)()
 	}
 	c.final, err = p.Run(ctx, func(e worker.Event) {
 		switch e.T {
@@ -123,6 +134,45 @@ type jobCase struct {
 	same     bool
 	interval time.Duration
 	acks     bool
+	// before runs between set-up and run (see converseWith).
+	before func(*testing.T, string) func()
+}
+
+// holdWriteLock keeps a write transaction open on the database, so that
+// every write of the run meets SQLITE_BUSY.
+func holdWriteLock(t *testing.T, path string) func() {
+	db := openDB(t, path)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		conn.ExecContext(ctx, "ROLLBACK")
+		conn.Close()
+		db.Close()
+	}
+}
+
+// emptyBench deletes the rows the set-up loaded: every read misses.
+func emptyBench(t *testing.T, path string) func() {
+	db := openDB(t, path)
+	if _, err := db.Exec("DELETE FROM bench"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	return func() {}
+}
+
+func openDB(t *testing.T, path string) *sql.DB {
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 var jobCases = []jobCase{
@@ -171,6 +221,11 @@ var jobCases = []jobCase{
 	{name: "mixed-closed", workload: "mixed", interval: 30 * time.Millisecond,
 		params:   map[string]string{"rows": "300", "count": "200"},
 		settings: map[string]string{"journal": "wal", "busy-retry": "until"}},
+	{name: "write-busy-retries", workload: "write", same: true, before: holdWriteLock,
+		params:   map[string]string{"rows": "100", "count": "20"},
+		settings: map[string]string{"journal": "wal", "busy-timeout": "0", "busy-retry": "2"}},
+	{name: "read-missing", workload: "read", same: true, before: emptyBench,
+		params: map[string]string{"rows": "100", "count": "30"}},
 	{name: "read-conn-per-op", workload: "read", same: true,
 		params:   map[string]string{"rows": "100", "count": "50"},
 		settings: map[string]string{"conn-per-op": "true"}},
@@ -200,13 +255,13 @@ func TestConformance(t *testing.T) {
 	lb := litebench(t)
 	for _, c := range jobCases {
 		t.Run(c.name, func(t *testing.T) {
-			ref, err := converse(t, newJob(t, c, "mattn"), lb, "worker")
+			ref, err := converseWith(t, newJob(t, c, "mattn"), c.before, lb, "worker")
 			if err != nil {
 				t.Fatalf("litebench worker: %v", err)
 			}
 			checkEvents(t, "litebench worker", c, ref)
 			for _, client := range clients {
-				got, err := converse(t, newJob(t, c, "python-"+client), py, "--client", client)
+				got, err := converseWith(t, newJob(t, c, "python-"+client), c.before, py, "--client", client)
 				if err != nil {
 					t.Fatalf("%s: %v", client, err)
 				}
@@ -335,8 +390,10 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 			}
 		}
 	}
-	// Upserts insert rows beyond the table without counting them.
-	if x := cv.final.Extra; c.params["write-kind"] != "upsert" && x["table_rows_after"] != x["table_rows_before"]+x["rows_inserted"] {
+	// Upserts insert rows beyond the table without counting them, and
+	// rows_inserted counts the rows inserts claimed, failed or not.
+	if x := cv.final.Extra; c.params["write-kind"] != "upsert" && c.before == nil &&
+		x["table_rows_after"] != x["table_rows_before"]+x["rows_inserted"] {
 		t.Errorf("%s: %v rows after the run, %v before and %v inserted", who, x["table_rows_after"],
 			x["table_rows_before"], x["rows_inserted"])
 	}
@@ -474,6 +531,31 @@ func TestCancel(t *testing.T) {
 				t.Errorf("%s %s: the run took %v to stop", client, c.name, d)
 			}
 			p.Close()
+		}
+	}
+}
+
+// TestErrorKinds: the jobs meant to fail operations fail them, by kind, as
+// the Go worker counts them.
+func TestErrorKinds(t *testing.T) {
+	want := map[string]string{
+		"write-busy-retries": "count 0 errors map[busy:20] retries 40",
+		"read-missing":       "count 0 errors map[missing:30] retries 0",
+	}
+	py := pythonWorker(t)
+	for _, c := range jobCases {
+		if want[c.name] == "" {
+			continue
+		}
+		for _, client := range clients {
+			got, err := converseWith(t, newJob(t, c, "python-"+client), c.before, py, "--client", client)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The op kinds are named as these workloads are.
+			if s := opCounts(got.final.FinalOps)[c.workload]; s != want[c.name] {
+				t.Errorf("%s %s: %s, want %s", client, c.name, s, want[c.name])
+			}
 		}
 	}
 }

@@ -287,6 +287,8 @@ def merge(names, recorders):
         if response is not None:
             FULL.settle(response)
             o["response"] = FULL.summary(response)
-            o["resp_hist"] = FULL.encode(response)
+            h = FULL.encode(response)
+            if h:
+                o["resp_hist"] = h
         out.append(o)
     return out

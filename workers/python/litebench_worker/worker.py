@@ -199,9 +199,8 @@ class Worker:
             for i, name in enumerate(wl.ops):
                 n, errs, counts = taker.take(env.recorders, i)
                 if n or errs:
-                    ops.append(
-                        compact({"name": name, "n": n, "err": errs, "hist": INTERVAL.encode(counts) if counts else ""})
-                    )
+                    op = {"name": name, "n": n, "err": errs, "hist": INTERVAL.encode(counts) if counts else ""}
+                    ops.append({k: v for k, v in op.items() if v or k == "n"})
                 self.taken += n
             start = env.start
             if start is None or now < start:
