@@ -1,7 +1,8 @@
 """The worker's harness against the plain loops: for each client, a 1M-row
 insert and 10 s of single-thread point reads, by the plain loop and by the
 worker (through the protocol, intervals on as the runner asks), ROUNDS rounds
-interleaved; prints every figure and the medians.
+of back-to-back pairs; prints every figure, the medians and the median of
+the per-round ratios.
 
 usage: compare.py [ROUNDS [DIR]]"""
 
@@ -49,24 +50,41 @@ def worker(client, path, workload, params, settings):
 def main(rounds=3, d="/tmp"):
     path = os.path.join(d, "litebench-py-bench.db")
     runs = {
-        "insert plain": lambda c: plain_insert.main(c, path),
-        "insert worker": lambda c: worker(c, path, "insert", {"rows": "1000000"}, dict(SETTINGS, batch="1000")),
-        "read plain": lambda c: plain_read.main(c, path),
-        "read worker": lambda c: worker(c, path, "read", {"rows": "100000", "duration": "10s"}, SETTINGS),
+        "insert": (
+            lambda c: plain_insert.main(c, path),
+            lambda c: worker(c, path, "insert", {"rows": "1000000"}, dict(SETTINGS, batch="1000")),
+        ),
+        "read": (
+            lambda c: plain_read.main(c, path),
+            lambda c: worker(c, path, "read", {"rows": "100000", "duration": "10s"}, SETTINGS),
+        ),
     }
     got = {}
     for r in range(rounds):
         for client in ("sqlite3", "apsw"):
-            for name, fn in runs.items():
-                v = fn(client)
-                got.setdefault((client, name), []).append(v)
-                print("round %d %-8s %-14s %10.0f /s" % (r + 1, client, name, v), flush=True)
+            for kind, (plain, work) in runs.items():
+                # A pair, in alternating order: the machine's drift hits both alike.
+                pair = [("plain", plain), ("worker", work)][:: 1 if r % 2 == 0 else -1]
+                for name, fn in pair:
+                    v = fn(client)
+                    got.setdefault((client, kind, name), []).append(v)
+                    print("round %d %-8s %-6s %-6s %10.0f /s" % (r + 1, client, kind, name, v), flush=True)
     print()
     for client in ("sqlite3", "apsw"):
-        for kind in ("insert", "read"):
-            p = statistics.median(got[(client, kind + " plain")])
-            w = statistics.median(got[(client, kind + " worker")])
-            print("%-8s %-6s plain %9.0f /s  worker %9.0f /s  worker/plain %.3f" % (client, kind, p, w, w / p))
+        for kind in runs:
+            p, w = got[(client, kind, "plain")], got[(client, kind, "worker")]
+            ratios = [b / a for a, b in zip(p, w)]
+            print(
+                "%-8s %-6s plain %9.0f /s  worker %9.0f /s  (medians)  worker/plain per round: median %.3f (%s)"
+                % (
+                    client,
+                    kind,
+                    statistics.median(p),
+                    statistics.median(w),
+                    statistics.median(ratios),
+                    " ".join("%.2f" % x for x in ratios),
+                )
+            )
 
 
 if __name__ == "__main__":

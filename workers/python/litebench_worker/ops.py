@@ -456,10 +456,10 @@ class Engine:
         claimed, limit = self.claimed, self.w.count
         rec = h = None
         deadline, check_at, counting = NEVER, 0, False
-        small, lookup, record = SMALL, LOOKUP, FULL.record
+        small, lookup, record, clock = SMALL, LOOKUP, FULL.record, pc
         try:
             while True:
-                start = pc()
+                start = clock()
                 if start >= check_at:
                     st = lane.check(start)
                     if st is None:
@@ -475,7 +475,7 @@ class Engine:
                     continue
                 if r:
                     rec.retries[role] += r
-                end = pc()
+                end = clock()
                 d = end - start
                 if end > deadline:
                     # Finished after the window closed: its latency counts,
@@ -497,10 +497,10 @@ class Engine:
         sql, off = w.read_sql, w.sc.key_offset
         rec = h = None
         deadline, check_at, counting = NEVER, 0, False
-        small, lookup, record = SMALL, LOOKUP, FULL.record
+        small, lookup, record, clock = SMALL, LOOKUP, FULL.record, pc
         try:
             while True:
-                start = pc()
+                start = clock()
                 if start >= check_at:
                     st = lane.check(start)
                     if st is None:
@@ -516,7 +516,7 @@ class Engine:
                         raise err from None
                     rec.error(READ, err.kind)
                     continue
-                end = pc()
+                end = clock()
                 if not rows:
                     rec.error(READ, "missing")
                     continue

@@ -175,7 +175,7 @@ class Inserter:
         can do between two statements; fold() turns them into latencies off
         the clock, between chunks of rows and after the transaction.
         """
-        ex, rec, rps = cur.execute, self.rec, self.rps
+        ex, rec, rps, clock = cur.execute, self.rec, self.rps, pc
         stmts = self.generate(start, min(n, self.chunk))
         prev = pc()
         if n <= rps:
@@ -197,7 +197,7 @@ class Inserter:
                     stmts, last = stmts[:-1], stmts[-1]
                 for args in stmts:
                     ex(full, args)
-                    app(pc())
+                    app(clock())
                 if last is not None:
                     ex(self.sql(tail), last)
                     app(pc())
