@@ -26,7 +26,7 @@ def main(argv=None):
         return 0
     # Standard output carries protocol lines only.
     stdout, sys.stdout = sys.stdout.buffer, sys.stderr
-    return serve(args.client, sys.stdin.buffer, stdout)
+    return serve(args.client, sys.stdin.fileno(), stdout)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ and output. Messages are read on a thread of their own, so that a cancel is
 seen while a set-up or a run is in progress."""
 
 import json
+import os
 import queue
 import signal
 import sys
@@ -35,10 +36,26 @@ class Out:
                 pass  # the controller is gone; the input's end will stop us
 
 
-def read(stream, msgs, taken, cancel, out):
+def lines(fd):
+    """The lines of a file descriptor, read without Python's buffered-reader
+    lock, so that a thread blocked here does not stop the interpreter from
+    exiting."""
+    buf = b""
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        buf += chunk
+        *done, buf = buf.split(b"\n")
+        yield from done
+    if buf:
+        yield buf
+
+
+def read(fd, msgs, taken, cancel, out):
     """Hands messages over one at a time, each once the main loop has taken
     the previous one, so that the input's end cancels only what follows."""
-    for raw in stream:
+    for raw in lines(fd):
         line = raw.strip()
         if not line:
             continue
@@ -47,7 +64,8 @@ def read(stream, msgs, taken, cancel, out):
             if not isinstance(ev, dict) or not ev.get("t"):
                 raise ValueError('message without "t"')
         except ValueError as e:
-            out.send({"t": "error", "error": "worker protocol: bad message %.80r: %s" % (line, e)})
+            text = json.dumps(line.decode("utf-8", "replace"))[:80]
+            out.send({"t": "error", "error": "worker protocol: bad message %s: %s" % (text, e)})
             break
         if ev["t"] == "cancel":
             cancel.set()
@@ -59,7 +77,7 @@ def read(stream, msgs, taken, cancel, out):
     msgs.put(GONE)
 
 
-def serve(client_name, stdin, stdout):
+def serve(client_name, stdin_fd, stdout):
     """Serves one conversation; returns the process exit code."""
     out = Out(stdout)
     msgs, taken = queue.SimpleQueue(), queue.SimpleQueue()
@@ -71,7 +89,7 @@ def serve(client_name, stdin, stdout):
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
-    threading.Thread(target=read, args=(stdin, msgs, taken, cancel, out), daemon=True).start()
+    threading.Thread(target=read, args=(stdin_fd, msgs, taken, cancel, out), daemon=True).start()
     w = Worker(Client(client_name), cancel)
 
     def fail(msg):

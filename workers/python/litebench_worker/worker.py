@@ -80,6 +80,11 @@ class Worker:
             return db.Pool(c, pool.uri, pool.pragmas, pool.prepared, max_open)
 
         self.env = env = Env(c, s, pool, open_pool, self.cancel)
+        if not s.bool("prepared"):
+            env.notes.append(
+                "prepared=false: %s's statement cache is off, so every statement is prepared "
+                "when it runs and finalised after" % c.driver.split(" ")[0]
+            )
         self.job = job
         t0 = pc()
         try:
