@@ -227,8 +227,9 @@ class Worker:
         def loop():
             nxt = pc() + every
             while not halt.wait(max(nxt - pc(), 0) / 1e9):
-                tick(pc())
-                nxt += every
+                now = pc()
+                tick(now)
+                nxt = max(nxt + every, now + every // 2)  # a late tick does not make the next ones early
             now = pc()
             if last[0] is None or now - last[0] > every // 10:
                 tick(now)  # a last, partial interval, so short runs have a series too
