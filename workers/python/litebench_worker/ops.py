@@ -370,6 +370,7 @@ class Engine:
             if self.error is None:
                 self.error = err
             self.stopped = True
+        self.env.halt.set()  # writes retrying after SQLITE_BUSY stop too
 
     def begin(self, now):
         """The measured part starts at now."""

@@ -21,7 +21,7 @@ READ, WRITE = 0, 1
 
 
 class Stop(Exception):
-    """The run was cancelled."""
+    """The run was cancelled, or another of its workers failed."""
 
 
 class Failed(Exception):
@@ -42,7 +42,8 @@ class Env:
     def __init__(self, client, settings, pool, open_pool, cancel):
         self.client, self.settings, self.pool = client, settings, pool
         self.open_pool = open_pool  # open_pool(max_open) opens another pool on the same database
-        self.cancel = cancel  # a threading.Event
+        self.cancel = cancel  # a threading.Event: the controller's cancel
+        self.halt = threading.Event()  # a worker failed: the others stop
         self.extra, self.notes, self.recorders = {}, [], []
         self.start = None  # the measured start; None during a warm-up
         self.end = None
@@ -58,7 +59,7 @@ class Env:
         return r
 
     def check(self):
-        if self.cancel.is_set():
+        if self.cancel.is_set() or self.halt.is_set():
             raise Stop()
 
 
@@ -124,10 +125,16 @@ class Inserter:
             return rows
         return [tuple(chain.from_iterable(rows[j : j + k])) for j in range(0, n, k)]
 
-    def run(self, frm, to, pinned):
+    def run(self, frm, to, pinned, ready=None):
+        """Loads rows [frm, to); several workers start together at `ready`."""
         env, client, rec = self.env, self.env.client, self.rec
         conn = env.pool.get() if pinned else None
         try:
+            if ready is not None:
+                try:
+                    ready.wait()
+                except threading.BrokenBarrierError:
+                    raise Stop() from None
             for start in range(frm, to, self.batch):
                 env.check()
                 n = min(self.batch, to - start)
@@ -251,14 +258,16 @@ def load(env, sc, seed, frm, to, workers, batch, rps, retries, recorders):
         return
     errs = [None] * workers
     pinned = env.pool.pinnable(workers)
+    ready = threading.Barrier(workers)
 
     def work(i):
         try:
-            ins[i].run(frm + total * i // workers, frm + total * (i + 1) // workers, pinned)
+            ins[i].run(frm + total * i // workers, frm + total * (i + 1) // workers, pinned, ready)
         except BaseException as e:
             errs[i] = e
             if not isinstance(e, Stop):
-                env.cancel.set()  # one failed worker ends the run
+                ready.abort()
+                env.halt.set()  # one failed worker ends the run
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(workers)]
     for t in threads:
