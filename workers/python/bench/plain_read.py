@@ -1,0 +1,52 @@
+"""A plain loop: point reads by primary key on one thread for SECONDS, keys
+drawn uniformly by the worker's key generator, the SELECT prepared once (the
+module's statement cache), WAL, synchronous off. The ROWS bench rows are
+loaded first on the same connection, as the worker loads them (transactions
+of 10,000 rows, 100 rows per INSERT), so that both read the same database in
+the same state. Prints reads per second.
+
+usage: plain_read.py sqlite3|apsw PATH [ROWS [SECONDS]]"""
+
+import sys
+from time import perf_counter_ns as pc
+
+from common import CREATE, connect, fresh, gen, rows
+
+SELECT = "SELECT ID,rand,hash FROM bench WHERE ID = ?"
+
+
+def main(client, path, n=100_000, seconds=10):
+    fresh(path)
+    conn, cur = connect(client, path)
+    cur.execute(CREATE)
+    multi = "INSERT INTO bench(ID,rand,hash) VALUES " + ",".join(["(?,?,?)"] * 100)
+    for start in range(0, n, 10000):
+        cur.execute("BEGIN")
+        batch = rows(start, min(10000, n - start))
+        for j in range(0, len(batch), 100):
+            part = batch[j : j + 100]
+            if len(part) == 100:
+                cur.execute(multi, [v for r in part for v in r])
+            else:
+                cur.executemany("INSERT INTO bench(ID,rand,hash) VALUES (?,?,?)", part)
+        cur.execute("COMMIT")
+    keys = gen.KeyGen("uniform", None, 1, 0)
+    ex, nxt = cur.execute, keys.next
+    done = 0
+    t0 = pc()
+    end = t0 + seconds * 10**9
+    while True:
+        for _ in range(1000):
+            if not ex(SELECT, (nxt(n),)).fetchall():
+                raise SystemExit("missing row")
+        done += 1000
+        if pc() >= end:
+            break
+    el = pc() - t0
+    conn.close()
+    fresh(path)
+    return done / (el / 1e9)
+
+
+if __name__ == "__main__":
+    print("%.0f" % main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:])))

@@ -1,0 +1,255 @@
+"""One job: set-up (open, stamp, read back, load), the measured run with its
+interval and ack events, and the final event, as the Go worker (internal/worker)
+produces them."""
+
+import sys
+import threading
+from time import perf_counter_ns as pc
+
+from . import db
+from .hist import INTERVAL, IntervalTaker, merge
+from .ops import Ops
+from .settings import WORKLOADS, BadInput, Params, Settings
+from .workloads import Env, Failed, Insert, Scan, Stop
+
+VERSION = "0.1.0"
+CAPS = ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"]
+
+
+def new_workload(name, p, s):
+    if name == "insert":
+        return Insert(p, s)
+    if name == "scan":
+        return Scan(p, s)
+    return Ops(name, p, s)
+
+
+def compact(ev):
+    """Leaves out empty members, as the Go worker's omitempty fields are."""
+    return {k: v for k, v in ev.items() if k == "t" or v not in (None, "", 0, [], {})}
+
+
+class Worker:
+    def __init__(self, client, cancel):
+        self.client = client
+        self.cancel = cancel
+        self.job = None
+        self.pool = None
+
+    def hello(self):
+        c = self.client
+        return {
+            "t": "hello",
+            "protocol": 1,
+            "lang": "python %d.%d.%d" % sys.version_info[:3],
+            "version": VERSION,
+            "caps": CAPS,
+            "client": c.target,
+            "driver": c.driver,
+            "driver_version": c.driver_version,
+            "engine_version": c.engine_version,
+        }
+
+    def setup(self, job):
+        if self.job is not None:
+            raise BadInput("worker: setup twice")
+        c = self.client
+        target = job.get("target") or c.target
+        if target != c.target:
+            raise BadInput("job: target %s sent to the %s worker" % (target, c.target))
+        name = job.get("workload", "")
+        p = Params(name, job.get("params") or {})
+        s = Settings(WORKLOADS[name][1], job.get("settings") or {})
+        self.wl = new_workload(name, p, s)
+        path = job.get("path", "")
+        memory = s.bool("in-memory")
+        if not memory:
+            why = db.check_owned(path)
+            if why:
+                raise BadInput("refusing to use " + why)
+        pool = self.pool = db.Pool(
+            c,
+            db.uri(path, memory, s.bool("shared-cache")),
+            s.pragmas(),
+            s.bool("prepared"),
+            s.int("pool"),
+            s.bool("conn-per-op"),
+        )
+
+        def open_pool(max_open):
+            return db.Pool(c, pool.uri, pool.pragmas, pool.prepared, max_open)
+
+        self.env = env = Env(c, s, pool, open_pool, self.cancel)
+        if not s.bool("prepared"):
+            env.notes.append(
+                "prepared=false: %s's statement cache is off, so every statement is prepared "
+                "when it runs and finalised after" % c.driver.split(" ")[0]
+            )
+        self.job = job
+        t0 = pc()
+        try:
+            if memory:
+                pool.hold()
+            conn = pool.get()
+        except c.Error as e:
+            raise Failed("open %s with %s: %s" % (path, c.target, e)) from e
+        try:
+            if name == "insert":
+                # A SQLite built with a lower bound-variable limit than the
+                # one litebench checks against cannot run the statement.
+                limit, cols = c.variable_limit(conn.raw), len(self.wl.sc.columns)
+                if s.int("rows-per-stmt") * cols > limit:
+                    raise BadInput(
+                        "--rows-per-stmt %d: %s's SQLite allows %d bound variables; use "
+                        "--rows-per-stmt %d or less" % (s.int("rows-per-stmt"), c.target, limit, limit // cols)
+                    )
+            if not memory:
+                conn.run("PRAGMA application_id = %d" % db.BENCH_APP_ID)
+            ev = {
+                "t": "setup_done",
+                "client": c.target,
+                "engine": "sqlite",
+                "engine_version": c.engine_version,
+                "compile_options": [r[0] for r in conn.run("PRAGMA compile_options")],
+                "journal_mode": str(conn.run("PRAGMA journal_mode")[0][0]).lower(),
+            }
+        finally:
+            pool.put(conn)
+        try:
+            self.wl.setup(env)
+        except Stop:
+            raise Failed("setup: interrupted") from None
+        except (Failed, c.Error) as e:
+            raise Failed("setup: %s" % e) from e
+        if job.get("digest"):
+            ev["digest"] = self.digest()
+        ev["setup_ms"] = (pc() - t0) // 1000 / 1e3
+        env.done = 0
+        return compact(ev)
+
+    def digest(self):
+        conn = self.pool.get()
+        try:
+            return db.digest(conn)
+        finally:
+            self.pool.put(conn)
+
+    def run(self, send):
+        if self.job is None:
+            raise BadInput("worker: run before setup")
+        env, job, wl = self.env, self.job, self.wl
+        if job.get("acks"):
+            env.ack = lambda first, n: send({"t": "ack", "seqs": [first], "rows": [n]})
+        start = env.start = pc()
+        stop = self.intervals(send)
+        err = None
+        try:
+            wl.run(env)
+        except Stop:
+            pass
+        except (Failed, self.client.Error) as e:
+            err = str(e)
+        except Exception as e:  # a bug: say what it was, as a failed run
+            err = "%s: %s" % (type(e).__name__, e)
+        end = env.end or pc()
+        stop()
+        if env.start is not None:
+            start = env.start
+        fin = {
+            "t": "final",
+            "status": "ok",
+            "elapsed_s": (end - start - env.generated - env.recorded) / 1e9,
+            "done": self.done(final=True),
+            "final_ops": merge(wl.ops, env.recorders),
+        }
+        extra = {}
+        if env.generated > 0:
+            extra["generate_seconds"] = env.generated / 1e9
+        if env.recorded > 0:
+            extra["record_seconds"] = env.recorded / 1e9
+        extra.update(env.extra)
+        fin.update(extra=extra, notes=env.notes, connections_opened=self.pool.opened)
+        cancelled = self.cancel.is_set()
+        if err is None and not cancelled and job.get("digest"):
+            try:
+                fin["digest"] = self.digest()
+            except self.client.Error as e:
+                err = "digest after run: %s" % e
+        if err is not None:
+            fin.update(status="failed", error=err)
+        elif cancelled:
+            fin["status"] = "interrupted"
+        return compact(fin)
+
+    def done(self, final=False):
+        """Rows (insert, scan) or measured operations so far: during the run,
+        operations are counted from the intervals taken."""
+        if not isinstance(self.wl, Ops):
+            return self.env.done
+        return sum(sum(r.count) for r in self.env.recorders) if final else self.taken
+
+    def intervals(self, send):
+        """Sends an interval every job.interval_ns from the live recorders,
+        once the measured part has started; returns the function that stops it."""
+        every = int(self.job.get("interval_ns") or 0)
+        self.taken = 0
+        if every <= 0:
+            return lambda: None
+        env, wl, taker = self.env, self.wl, IntervalTaker()
+        halt = threading.Event()
+        last = [None]
+
+        def tick(now):
+            ops = []
+            for i, name in enumerate(wl.ops):
+                n, errs, counts = taker.take(env.recorders, i)
+                if n or errs:
+                    op = {"name": name, "n": n, "err": errs, "hist": INTERVAL.encode(counts) if counts else ""}
+                    ops.append({k: v for k, v in op.items() if v or k == "n"})
+                self.taken += n
+            start = env.start
+            if start is None or now < start:
+                return  # warm-up
+            frm = max(start, last[0] or start)
+            last[0] = now
+            send(
+                compact(
+                    {
+                        "t": "interval",
+                        "at_s": (now - start) / 1e9,
+                        "span_s": (now - frm) / 1e9,
+                        "done": self.done(),
+                        "ops": ops,
+                    }
+                )
+            )
+
+        def loop():
+            nxt = pc() + every
+            while not halt.wait(max(nxt - pc(), 0) / 1e9):
+                now = pc()
+                tick(now)
+                nxt = max(nxt + every, now + every // 2)  # a late tick does not make the next ones early
+            now = pc()
+            if last[0] is None or now - last[0] > every // 10:
+                tick(now)  # a last, partial interval, so short runs have a series too
+
+        t = threading.Thread(target=loop, daemon=True)
+        t.start()
+
+        def stop():
+            halt.set()
+            t.join()
+
+        return stop
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+
+def describe():
+    """The workloads this worker runs, their parameters' defaults and the
+    settings defaults each changes."""
+    return {name: {"params": p, "settings": s} for name, (p, s) in WORKLOADS.items()}
