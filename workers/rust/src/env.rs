@@ -52,10 +52,12 @@ pub struct Env {
     pub ack: Option<AckFn>,
     /// The database belongs to another litebench process: not set up.
     pub attached: bool,
+    /// The job asks for intervals: load workers record live.
+    pub intervals: bool,
 }
 
 impl Env {
-    pub fn new(sess: Session, settings: Settings, attached: bool) -> Env {
+    pub fn new(sess: Session, settings: Settings, attached: bool, intervals: bool) -> Env {
         Env {
             sess,
             settings,
@@ -69,6 +71,7 @@ impl Env {
             excluded: AtomicI64::new(0),
             ack: None,
             attached,
+            intervals,
         }
     }
 

@@ -112,8 +112,12 @@ impl Run<'_> {
         }
     }
 
-    /// A recorder that counts (registered with the run, live).
+    /// A recorder that counts (registered with the run; live when the job
+    /// asks for intervals).
     fn recorder(&self) -> Recorder {
+        if !self.env.intervals {
+            return Recorder::new(self.cfg.ops);
+        }
         let (r, live) = Recorder::new_live(self.cfg.ops);
         self.env.add_live(live);
         r

@@ -297,7 +297,7 @@ pub fn setup(ctx: &Ctx, j: &Value) -> Result<(Prepared, Value), String> {
             ev.insert("journal_mode".into(), got.into());
         }
     }
-    let env = Env::new(sess, job.settings.clone(), job.attach);
+    let env = Env::new(sess, job.settings.clone(), job.attach, job.interval_ns > 0);
     if !job.attach {
         wl.setup(ctx, &env).map_err(|e| format!("setup: {e}"))?;
     }
