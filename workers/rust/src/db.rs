@@ -158,6 +158,12 @@ impl Conn {
         Ok(self.stmts[s.id].as_mut().expect("prepared just now"))
     }
 
+    fn forget(&mut self, id: usize) {
+        if let Some(slot) = self.stmts.get_mut(id) {
+            *slot = None;
+        }
+    }
+
     /// Runs s, prepared (cached) or ad hoc, with bind binding its
     /// parameters and each row handed to row (None: rows are not wanted).
     pub fn run(
@@ -343,6 +349,20 @@ impl Pool {
         self.with_conn(|c| Ok(c.db().query_row(sql, [], |r| r.get::<_, i64>(0))?))
     }
 
+    /// Finalizes statement id on the connections not in use (a statement
+    /// a workload is done with: prepared statements hold the connection's
+    /// lookaside memory, which the statements that follow need).
+    pub fn forget(&self, id: usize) {
+        let mut st = self.st.lock().expect("pool lock");
+        for c in st.idle.iter_mut() {
+            c.forget(id);
+        }
+        drop(st);
+        if let Some(c) = self.keep.lock().expect("pool lock").as_mut() {
+            c.forget(id);
+        }
+    }
+
     pub fn close(&self) {
         let idle = {
             let mut st = self.st.lock().expect("pool lock");
@@ -360,6 +380,14 @@ pub struct Stmt {
     pub id: usize,
     pub sql: Arc<str>,
     pub pool: Arc<Pool>,
+}
+
+impl Stmt {
+    /// Finalizes the statement on the pool's idle connections (it is
+    /// prepared again if it is used again).
+    pub fn close(&self) {
+        self.pool.forget(self.id);
+    }
 }
 
 /// The application-side settings.

@@ -121,6 +121,7 @@ pub fn load(
                         hot: None,
                     };
                     let r = ins.run(&ctx, ls.seed, from, to, batch, workers == 1);
+                    ins.close();
                     if matches!(r.0, Err(RunError::Failed(_))) {
                         ctx.stop(); // one failed worker ends the load
                     }
@@ -396,6 +397,17 @@ impl<'a> Inserter<'a> {
             start += n as i64;
         }
         Ok(())
+    }
+
+    /// Finalizes the worker's statements, as the Go inserter closes them.
+    fn close(&mut self) {
+        for st in self
+            .stmts
+            .values()
+            .chain(self.hot.as_ref().map(|(_, st)| st))
+        {
+            st.close();
+        }
     }
 
     /// The statement inserting k rows, prepared (or not) the first time.

@@ -177,6 +177,10 @@ impl Ops {
         };
         let (st, r) = loadgen::run(ctx, env, cfg, &choose, &new_executor);
         env.set_end(st.end);
+        sh.read.close();
+        if let Some(w) = &sh.write {
+            w.close();
+        }
         if cfg.rate > 0.0 {
             env.figure("wanted_rate", OPS_PER_S, NONE, cfg.rate);
             if let Some(lag) = &st.lag {
