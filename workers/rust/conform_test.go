@@ -306,13 +306,14 @@ func compare(t *testing.T, c jobCase, ref, got *conversation) {
 			t.Errorf("metric %s = %v, litebench worker %v", k, gm[k], rm[k])
 		}
 	}
-	var names []string
-	for _, m := range ref.final.Metrics {
-		names = append(names, m.Name)
-	}
-	for _, m := range got.final.Metrics {
-		if _, ok := rm[m.Name]; !ok && m.Name != "sched_lag_p99" {
-			t.Errorf("metric %s, which the litebench worker does not report (it reports %v)", m.Name, names)
+	// The same figures; only the scheduling lag and, when the workers race,
+	// whether any row was inserted depend on the run's timing.
+	racy := map[string]bool{"sched_lag_p99": true, "rows_inserted": !c.same && !c.digest}
+	for _, pair := range [][2]map[string]float64{{gm, rm}, {rm, gm}} {
+		for name := range pair[0] {
+			if _, ok := pair[1][name]; !ok && !racy[name] {
+				t.Errorf("metric %s reported by one worker only: %s %v, litebench worker %v", name, target, gm, rm)
+			}
 		}
 	}
 	if c.workload == "insert" || c.workload == "scan" || c.params["count"] != "" {
@@ -405,10 +406,11 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 				seen[o.Name] += o.Count
 			}
 		}
-		// The intervals of a load workload cover the whole measured part.
+		// The intervals of a load workload cover the measured part, but for
+		// a last stretch shorter than a tenth of an interval.
 		if c.workload != "insert" {
 			for name, n := range felt {
-				if seen[name] != n {
+				if seen[name] > n || seen[name] < n*9/10 {
 					t.Errorf("%s: %s: intervals count %d operations, final %d", who, name, seen[name], n)
 				}
 			}
