@@ -1,0 +1,229 @@
+//! Plain loops with rusqlite, to measure what the worker's harness costs:
+//! a 1M-row insert (prepared, 1000-row transactions, WAL, synchronous=OFF,
+//! one row per statement) and 10 s of single-thread point reads by
+//! uniform random id, written as a Rust programmer would write them; and
+//! the same two jobs through the worker, over the protocol.
+//!
+//!   litebench-rust-bench insert DIR            plain insert: rows/s
+//!   litebench-rust-bench read DIR              plain reads: ops/s
+//!   litebench-rust-bench worker-insert DIR BIN the worker's insert: rows/s
+//!   litebench-rust-bench worker-read DIR BIN   the worker's reads: ops/s
+//!
+//! ROWS (default 1000000), READ_ROWS (100000) and SECONDS (10) change the
+//! sizes. Both sides generate the same rows with the worker's generators
+//! and leave the generation time out, as the worker does.
+
+#[allow(dead_code)]
+#[path = "../src/gen.rs"]
+mod gen;
+
+use gen::{KeyGen, KeyKind, RowBuf, Table};
+use rusqlite::Connection;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SEED: u64 = 1;
+const BATCH: usize = 1000;
+
+fn env_num(name: &str, def: i64) -> i64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(def)
+}
+
+/// The bench table's generators (ID, rand, hash), as the worker's schema.
+fn bench_table() -> Table {
+    Table::new(vec![
+        ("ID", gen::Gen::Seq { start: 0 }),
+        (
+            "rand",
+            gen::Gen::Hex {
+                bytes: 8,
+                stream: 0,
+            },
+        ),
+        (
+            "hash",
+            gen::Gen::Sha256Of {
+                src: 1,
+                decode_hex: true,
+            },
+        ),
+    ])
+}
+
+fn open(path: &str) -> Connection {
+    let c = Connection::open(path).expect("open");
+    c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF")
+        .expect("pragmas");
+    c
+}
+
+/// Inserts rows [0, rows) in 1000-row transactions; returns the time spent
+/// generating rows.
+fn load(c: &Connection, rows: i64) -> Duration {
+    c.execute_batch("CREATE TABLE bench(ID int PRIMARY KEY, rand TEXT, hash TEXT)")
+        .expect("create");
+    let t = bench_table();
+    let mut stmt = c
+        .prepare("INSERT INTO bench(ID,rand,hash) VALUES (?,?,?)")
+        .expect("prepare");
+    let mut buf = RowBuf::default();
+    let mut generating = Duration::ZERO;
+    let mut start = 0i64;
+    while start < rows {
+        let n = (BATCH as i64).min(rows - start);
+        let g = Instant::now();
+        buf.clear();
+        for i in start..start + n {
+            t.row(SEED, i, &mut buf);
+        }
+        generating += g.elapsed();
+        c.execute_batch("BEGIN").expect("begin");
+        for r in buf.vals.chunks_exact(3) {
+            let gen::Val::Int(id) = r[0] else {
+                unreachable!()
+            };
+            stmt.execute((id, buf.str_of(r[1]), buf.str_of(r[2])))
+                .expect("insert");
+        }
+        c.execute_batch("COMMIT").expect("commit");
+        start += n;
+    }
+    generating
+}
+
+fn plain_insert(dir: &str) -> f64 {
+    let rows = env_num("ROWS", 1_000_000);
+    let c = open(&format!("{dir}/plain-insert.db"));
+    let t0 = Instant::now();
+    let generating = load(&c, rows);
+    rows as f64 / (t0.elapsed() - generating).as_secs_f64()
+}
+
+fn plain_read(dir: &str) -> f64 {
+    let rows = env_num("READ_ROWS", 100_000);
+    let secs = env_num("SECONDS", 10);
+    let c = open(&format!("{dir}/plain-read.db"));
+    load(&c, rows);
+    let mut stmt = c
+        .prepare("SELECT ID,rand,hash FROM bench WHERE ID = ?")
+        .expect("prepare");
+    let mut keys = KeyGen::new(KeyKind::Uniform, None, SEED, 0);
+    let mut id = -1i64;
+    let (mut rand, mut hash) = (Vec::new(), Vec::new());
+    let mut n = 0i64;
+    let t0 = Instant::now();
+    let end = t0 + Duration::from_secs(secs as u64);
+    loop {
+        let key = keys.next_key(rows);
+        // Every row of the result, as the worker (and the Go worker) read
+        // it: the one row, then the end.
+        let mut found = stmt.query([key]).expect("query");
+        while let Some(row) = found.next().expect("step") {
+            id = row.get(0).expect("ID");
+            rand.clear();
+            rand.extend_from_slice(row.get_ref(1).unwrap().as_bytes().unwrap());
+            hash.clear();
+            hash.extend_from_slice(row.get_ref(2).unwrap().as_bytes().unwrap());
+        }
+        n += 1;
+        if n % 256 == 0 && Instant::now() >= end {
+            break;
+        }
+    }
+    assert!(
+        id >= 0 && rand.len() == 16 && hash.len() == 64,
+        "rows were read"
+    );
+    n as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// Runs one job through the worker and returns its final event.
+fn through_worker(bin: &str, job: Value) -> Value {
+    let mut p = Command::new(bin)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the worker");
+    let mut input = p.stdin.take().expect("stdin");
+    let mut out = BufReader::new(p.stdout.take().expect("stdout"));
+    let mut next = |want: &str| -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if out.read_line(&mut line).expect("read") == 0 {
+                panic!("the worker ended before {want}");
+            }
+            let ev: Value = serde_json::from_str(&line).expect("an event");
+            match ev["t"].as_str() {
+                Some(t) if t == want => return ev,
+                Some("error") => panic!("worker: {}", ev["error"]),
+                _ => {}
+            }
+        }
+    };
+    for (msg, want) in [
+        (json!({"t": "hello", "protocol": 1}), "hello"),
+        (json!({"t": "setup", "job": job}), "setup_done"),
+    ] {
+        writeln!(input, "{msg}").expect("write");
+        next(want);
+    }
+    writeln!(input, "{}", json!({"t": "run"})).expect("write");
+    let fin = next("final");
+    writeln!(input, "{}", json!({"t": "close"})).expect("write");
+    drop(input);
+    p.wait().expect("wait");
+    assert_eq!(fin["status"], "ok", "{fin}");
+    fin
+}
+
+fn settings() -> Value {
+    json!({"journal": "wal", "sync": "off", "prepared": "true", "batch": BATCH.to_string(), "rows-per-stmt": "1"})
+}
+
+fn worker_insert(dir: &str, bin: &str) -> f64 {
+    let rows = env_num("ROWS", 1_000_000);
+    let fin = through_worker(
+        bin,
+        json!({"workload": "insert", "path": format!("{dir}/worker-insert.db"),
+               "params": {"rows": rows.to_string(), "schema": "bench", "seed": SEED.to_string()},
+               "settings": settings()}),
+    );
+    fin["done"].as_f64().unwrap() / fin["elapsed_s"].as_f64().unwrap()
+}
+
+fn worker_read(dir: &str, bin: &str) -> f64 {
+    let rows = env_num("READ_ROWS", 100_000);
+    let secs = env_num("SECONDS", 10);
+    let mut s = settings();
+    s["batch"] = "1".into();
+    let fin = through_worker(
+        bin,
+        json!({"workload": "read", "path": format!("{dir}/worker-read.db"),
+               "params": {"rows": rows.to_string(), "duration": format!("{secs}s"), "workers": "1",
+                          "keys": "uniform", "schema": "bench", "seed": SEED.to_string()},
+               "settings": s}),
+    );
+    fin["done"].as_f64().unwrap() / fin["elapsed_s"].as_f64().unwrap()
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| a.get(i).map(String::as_str).unwrap_or("");
+    let v = match (arg(0), a.len()) {
+        ("insert", 2) => plain_insert(arg(1)),
+        ("read", 2) => plain_read(arg(1)),
+        ("worker-insert", 3) => worker_insert(arg(1), arg(2)),
+        ("worker-read", 3) => worker_read(arg(1), arg(2)),
+        _ => {
+            eprintln!("usage: litebench-rust-bench insert|read DIR, or worker-insert|worker-read DIR WORKER");
+            std::process::exit(2);
+        }
+    };
+    println!("{v:.0}");
+}

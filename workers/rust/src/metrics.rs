@@ -1,0 +1,376 @@
+//! Latencies and counts per op kind (internal/metrics): one recorder per
+//! worker thread, owned by it, allocation-free after the first value of
+//! each kind; live recorders also feed the interval series through a
+//! buffer the sampler takes under a lock held for nanoseconds by the
+//! worker. Summaries are computed as hdrhistogram-go computes them.
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+
+/// Nanoseconds from 1 ns to 10 minutes.
+pub const LOWEST: u64 = 1;
+pub const HIGHEST: u64 = 600_000_000_000;
+
+pub type Hist = Histogram<u64>;
+
+/// A full-run histogram: 3 significant figures.
+pub fn new_hist() -> Hist {
+    Histogram::new_with_bounds(LOWEST, HIGHEST, 3).expect("valid histogram bounds")
+}
+
+/// An interval histogram: 2 significant figures.
+pub fn new_interval_hist() -> Hist {
+    Histogram::new_with_bounds(LOWEST, HIGHEST, 2).expect("valid histogram bounds")
+}
+
+pub fn clamp(ns: i64) -> u64 {
+    (ns.max(LOWEST as i64) as u64).min(HIGHEST)
+}
+
+/// Error kinds counted per op kind, in the Go worker's order.
+pub const ERROR_KINDS: [&str; 7] = [
+    "busy",
+    "locked",
+    "constraint",
+    "interrupted",
+    "missing",
+    "mismatch",
+    "other",
+];
+
+/// The index of an error kind; unknown names count as "other".
+pub fn err_kind(name: &str) -> usize {
+    ERROR_KINDS
+        .iter()
+        .position(|k| *k == name)
+        .unwrap_or(ERROR_KINDS.len() - 1)
+}
+
+#[derive(Default)]
+struct OpRec {
+    service: Option<Hist>,
+    response: Option<Hist>,
+    count: i64,
+    errs: [i64; ERROR_KINDS.len()],
+    retries: i64,
+    late: i64,
+    overrun: i64,
+}
+
+impl OpRec {
+    fn service(&mut self) -> &mut Hist {
+        self.service.get_or_insert_with(new_hist)
+    }
+}
+
+#[derive(Default)]
+struct IntervalRec {
+    count: i64,
+    errs: i64,
+    hist: Option<Hist>,
+}
+
+/// A live recorder's current interval, shared with the sampler.
+pub struct Live {
+    cur: Mutex<Vec<IntervalRec>>,
+}
+
+/// One worker's observations.
+pub struct Recorder {
+    recs: Vec<OpRec>,
+    live: Option<Arc<Live>>,
+}
+
+impl Recorder {
+    pub fn new(ops: usize) -> Recorder {
+        Recorder {
+            recs: (0..ops).map(|_| OpRec::default()).collect(),
+            live: None,
+        }
+    }
+
+    /// A recorder that also feeds the interval series; the sampler reads
+    /// the returned handle.
+    pub fn new_live(ops: usize) -> (Recorder, Arc<Live>) {
+        let live = Arc::new(Live {
+            cur: Mutex::new((0..ops).map(|_| IntervalRec::default()).collect()),
+        });
+        let mut r = Recorder::new(ops);
+        r.live = Some(live.clone());
+        (r, live)
+    }
+
+    fn live_observe(&self, op: usize, n: i64, ns: i64) {
+        if let Some(l) = &self.live {
+            let mut cur = l.cur.lock().expect("interval lock");
+            let iv = &mut cur[op];
+            iv.count += n;
+            iv.hist
+                .get_or_insert_with(new_interval_hist)
+                .saturating_record(clamp(ns));
+        }
+    }
+
+    pub fn observe(&mut self, op: usize, ns: i64) {
+        self.observe_n(op, 1, ns)
+    }
+
+    /// n operations (rows of one statement) that together took ns: one
+    /// latency sample, n in the count.
+    pub fn observe_n(&mut self, op: usize, n: i64, ns: i64) {
+        self.live_observe(op, n, ns);
+        let o = &mut self.recs[op];
+        o.count += n;
+        o.service().saturating_record(clamp(ns));
+    }
+
+    /// An open-loop operation: service time from its start, response time
+    /// from its schedule.
+    pub fn observe_scheduled(&mut self, op: usize, service: i64, response: i64, late: bool) {
+        self.live_observe(op, 1, response);
+        let o = &mut self.recs[op];
+        o.count += 1;
+        o.service().saturating_record(clamp(service));
+        o.response
+            .get_or_insert_with(new_hist)
+            .saturating_record(clamp(response));
+        if late {
+            o.late += 1;
+        }
+    }
+
+    /// An operation that ended after the measured window closed: in the
+    /// latency, not in the count.
+    pub fn observe_overrun(&mut self, op: usize, ns: i64) {
+        let o = &mut self.recs[op];
+        o.overrun += 1;
+        o.service().saturating_record(clamp(ns));
+    }
+
+    pub fn error(&mut self, op: usize, kind: usize) {
+        if let Some(l) = &self.live {
+            l.cur.lock().expect("interval lock")[op].errs += 1;
+        }
+        self.recs[op].errs[kind] += 1;
+    }
+
+    pub fn retry_n(&mut self, op: usize, n: i64) {
+        self.recs[op].retries += n;
+    }
+}
+
+/// One op kind's interval, merged over workers.
+pub struct Sample {
+    pub count: i64,
+    pub errors: i64,
+    pub hist: Hist,
+}
+
+/// Takes what the live recorders saw since the last call.
+pub fn take_interval(ops: usize, lives: &[Arc<Live>]) -> Vec<Sample> {
+    let mut out: Vec<Sample> = (0..ops)
+        .map(|_| Sample {
+            count: 0,
+            errors: 0,
+            hist: new_interval_hist(),
+        })
+        .collect();
+    for l in lives {
+        let mut cur = l.cur.lock().expect("interval lock");
+        for (i, iv) in cur.iter_mut().enumerate() {
+            out[i].count += iv.count;
+            out[i].errors += iv.errs;
+            if let Some(h) = &mut iv.hist {
+                if !h.is_empty() {
+                    let _ = out[i].hist.add(&*h);
+                    h.reset();
+                }
+            }
+            iv.count = 0;
+            iv.errs = 0;
+        }
+    }
+    out
+}
+
+/// The merged result of one op kind.
+pub struct Op {
+    pub name: &'static str,
+    pub count: i64,
+    pub errors: Vec<(&'static str, i64)>,
+    pub retries: i64,
+    pub late: i64,
+    pub overrun: i64,
+    pub service: Hist,
+    pub response: Option<Hist>,
+}
+
+/// Merges recorders into one Op per kind that saw anything, in op order.
+pub fn merge(ops: &[&'static str], recs: &[Recorder]) -> Vec<Op> {
+    let mut out = Vec::new();
+    for (i, name) in ops.iter().enumerate() {
+        let mut op = Op {
+            name,
+            count: 0,
+            errors: Vec::new(),
+            retries: 0,
+            late: 0,
+            overrun: 0,
+            service: new_hist(),
+            response: None,
+        };
+        let mut errs = [0i64; ERROR_KINDS.len()];
+        let mut seen = false;
+        for r in recs {
+            let o = &r.recs[i];
+            op.count += o.count;
+            op.retries += o.retries;
+            op.late += o.late;
+            op.overrun += o.overrun;
+            for (k, n) in o.errs.iter().enumerate() {
+                if *n > 0 {
+                    errs[k] += n;
+                    seen = true;
+                }
+            }
+            if let Some(h) = &o.service {
+                seen = true;
+                let _ = op.service.add(h);
+            }
+            if let Some(h) = &o.response {
+                let _ = op.response.get_or_insert_with(new_hist).add(h);
+            }
+        }
+        op.errors = ERROR_KINDS
+            .iter()
+            .zip(errs)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| (*k, n))
+            .collect();
+        if seen || op.count > 0 {
+            out.push(op);
+        }
+    }
+    out
+}
+
+/// Percentiles reported everywhere, with their JSON keys.
+pub const PERCENTILES: [(f64, &str); 7] = [
+    (50.0, "p50"),
+    (75.0, "p75"),
+    (90.0, "p90"),
+    (95.0, "p95"),
+    (99.0, "p99"),
+    (99.9, "p999"),
+    (99.99, "p9999"),
+];
+
+pub fn round3(f: f64) -> f64 {
+    (f * 1000.0).round() / 1000.0
+}
+
+/// hdrhistogram-go's ValueAtQuantile(p): the highest value equivalent to
+/// the bucket where the count reaches int64(p/100·total + 0.5), clamped to
+/// [1, total].
+pub fn value_at_percentile(h: &Hist, p: f64) -> u64 {
+    let total = h.len();
+    if total == 0 {
+        return 0;
+    }
+    let rank = (p.min(100.0) / 100.0) * total as f64 + 0.5;
+    // NaN, negative percentiles and ranks below the first sample: 1.
+    let rank = if rank.is_nan() || rank < 1.0 {
+        1
+    } else if rank >= total as f64 {
+        total
+    } else {
+        rank as u64
+    };
+    let mut seen = 0u64;
+    for v in h.iter_recorded() {
+        seen += v.count_at_value();
+        if seen >= rank {
+            return v.value_iterated_to();
+        }
+    }
+    h.highest_equivalent(h.max())
+}
+
+/// A latency summary in microseconds, as internal/metrics.Summarise and the
+/// Go worker render it: count, min, mean, max and the percentiles, each
+/// rounded to 3 decimals (only the first four, zero, when h is empty).
+pub fn summarise(h: &Hist) -> Map<String, Value> {
+    let mut m = Map::new();
+    let total = h.len();
+    let us = |v: u64| round3(v as f64 / 1e3);
+    let (mut min, mut max, mut mean) = (0u64, 0u64, 0f64);
+    if total > 0 {
+        let mut first = true;
+        for v in h.iter_recorded() {
+            let top = v.value_iterated_to();
+            if first {
+                min = h.lowest_equivalent(top);
+                first = false;
+            }
+            max = top;
+            mean += v.count_at_value() as f64 * h.median_equivalent(top) as f64 / total as f64;
+        }
+    }
+    m.insert("count".into(), Value::from(total as f64));
+    m.insert(
+        "min".into(),
+        Value::from(if total > 0 { us(min) } else { 0.0 }),
+    );
+    m.insert("mean".into(), Value::from(round3(mean / 1e3)));
+    m.insert(
+        "max".into(),
+        Value::from(if total > 0 { us(max) } else { 0.0 }),
+    );
+    if total > 0 {
+        for (p, key) in PERCENTILES {
+            m.insert(key.into(), Value::from(us(value_at_percentile(h, p))));
+        }
+    }
+    m
+}
+
+/// HdrHistogram's V2 compressed encoding in base64; "" when h is empty.
+pub fn encode(h: &Hist) -> String {
+    if h.is_empty() {
+        return String::new();
+    }
+    let mut buf = Vec::new();
+    if V2DeflateSerializer::new().serialize(h, &mut buf).is_err() {
+        return String::new();
+    }
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_percentiles() {
+        let mut h = new_hist();
+        for v in 1..=1000u64 {
+            h.record(v * 1000).unwrap();
+        }
+        // rank int64(0.5·1000 + 0.5) = 500: the bucket holding 500,000 ns.
+        assert_eq!(value_at_percentile(&h, 50.0), h.highest_equivalent(500_000));
+        assert_eq!(
+            value_at_percentile(&h, 99.99),
+            h.highest_equivalent(1_000_000)
+        );
+        let s = summarise(&h);
+        assert_eq!(s["count"], Value::from(1000.0));
+        assert_eq!(s["min"], Value::from(1.0));
+        assert!(s.contains_key("p9999"));
+        assert_eq!(summarise(&new_hist()).len(), 4);
+        assert_eq!(encode(&new_hist()), "");
+        assert!(encode(&h).starts_with("HISTF"));
+    }
+}
