@@ -18,6 +18,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	_ "github.com/mattn/go-sqlite3"
 
+	"litebench/internal/histcodec"
 	"litebench/internal/metrics"
 	"litebench/internal/results"
 	"litebench/internal/settings"
@@ -290,13 +291,13 @@ func compare(t *testing.T, client string, c jobCase, ref, got *conversation) {
 	if single(c) && c.settings["conn-per-op"] != "true" && got.final.Conns != ref.final.Conns {
 		t.Errorf("%s: %d connections opened, litebench worker %d", client, got.final.Conns, ref.final.Conns)
 	}
-	keys := []string{"table_rows_before", "wanted_ops_per_s"}
+	keys := []string{"table_rows_before", "wanted_rate"}
 	if c.same {
 		keys = append(keys, "table_rows_after", "rows_inserted")
 	}
 	for _, k := range keys {
-		if got.final.Extra[k] != ref.final.Extra[k] {
-			t.Errorf("%s: extra %s = %v, litebench worker %v", client, k, got.final.Extra[k], ref.final.Extra[k])
+		if g, r := figure(got.final, k), figure(ref.final, k); g != r {
+			t.Errorf("%s: metric %s = %v, litebench worker %v", client, k, g, r)
 		}
 	}
 	if c.workload == "insert" || c.workload == "scan" || c.params["count"] != "" {
@@ -353,7 +354,7 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 	felt := map[string]int64{}
 	for _, o := range cv.final.FinalOps {
 		svc := decode(t, who, o.Hist)
-		want := results.OpsFromMetrics([]metrics.Op{{Name: o.Name, Service: svc}})[0].Service
+		want := worker.ToOps([]metrics.Op{{Name: o.Name, Service: svc}})[0].Service
 		if !reflect.DeepEqual(o.Service, want) {
 			t.Errorf("%s: %s: service summary %v, hdrhistogram-go says %v", who, o.Name, o.Service, want)
 		}
@@ -367,7 +368,7 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 		felt[o.Name] = o.Count
 		if o.RespHist != "" {
 			resp := decode(t, who, o.RespHist)
-			want := results.OpsFromMetrics([]metrics.Op{{Name: o.Name, Service: resp}})[0].Service
+			want := worker.ToOps([]metrics.Op{{Name: o.Name, Service: resp}})[0].Service
 			if !reflect.DeepEqual(o.Response, want) {
 				t.Errorf("%s: %s: response summary %v, hdrhistogram-go says %v", who, o.Name, o.Response, want)
 			}
@@ -403,22 +404,25 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 	}
 	// Upserts insert rows beyond the table without counting them, and
 	// rows_inserted counts the rows inserts claimed, failed or not.
-	if x := cv.final.Extra; c.params["write-kind"] != "upsert" && c.before == nil &&
-		x["table_rows_after"] != x["table_rows_before"]+x["rows_inserted"] {
-		t.Errorf("%s: %v rows after the run, %v before and %v inserted", who, x["table_rows_after"],
-			x["table_rows_before"], x["rows_inserted"])
+	x := func(name string) float64 { return figure(cv.final, name) }
+	if c.params["write-kind"] != "upsert" && c.before == nil &&
+		x("table_rows_after") != x("table_rows_before")+x("rows_inserted") {
+		t.Errorf("%s: %v rows after the run, %v before and %v inserted", who, x("table_rows_after"),
+			x("table_rows_before"), x("rows_inserted"))
 	}
 	if c.workload == "scan" {
-		x := cv.final.Extra
-		if !(x["time_to_query_us"] > 0 && x["first_row_us"] >= x["time_to_query_us"] && x["us_per_row"] > 0) {
-			t.Errorf("%s: scan extras %v", who, x)
+		if !(x("query_returned") > 0 && x("first_row") >= x("query_returned") && x("per_row") > 0) {
+			t.Errorf("%s: scan figures %v", who, cv.final.Metrics)
 		}
 	}
 }
 
 func decode(t *testing.T, who, s string) *hdr.Histogram {
 	t.Helper()
-	h, err := metrics.DecodeHist(s)
+	if s == "" {
+		return metrics.NewHistogram() // an op kind that only failed has none
+	}
+	h, err := histcodec.Decode(s)
 	if err != nil {
 		t.Fatalf("%s: histogram does not decode: %v", who, err)
 	}
@@ -569,4 +573,14 @@ func TestErrorKinds(t *testing.T) {
 			}
 		}
 	}
+}
+
+// figure is the final event's metric called name (0 when it has none).
+func figure(ev worker.Event, name string) float64 {
+	for _, m := range ev.Metrics {
+		if m.Name == name {
+			return m.Value
+		}
+	}
+	return 0
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"litebench/internal/gen"
 	"litebench/internal/loadgen"
 	"litebench/internal/workload"
 )
@@ -105,7 +106,7 @@ func build() vectors {
 			for _, i := range []int64{0, 1, 999, 86_400_000, 1 << 33} {
 				row := make([]any, len(sc.Columns))
 				sc.Row(s, i, row, nil)
-				v.Rows[name] = append(v.Rows[name], rowVector{s, i, row, sc.KeyOf(s, i)})
+				v.Rows[name] = append(v.Rows[name], rowVector{s, i, row, sc.Key(s, i, nil)})
 			}
 		}
 	}
@@ -114,17 +115,17 @@ func build() vectors {
 			v.Text = append(v.Text, textVector{s, 12345, n, workload.Text(s, 12345, n)})
 		}
 	}
-	for _, kind := range []string{workload.KeysUniform, workload.KeysZipfian, workload.KeysLatest} {
+	for _, kind := range []string{gen.KeysUniform, gen.KeysZipfian, gen.KeysLatest} {
 		for _, c := range []struct {
 			theta float64
 			rows  int64
 		}{{0.99, 1000}, {0.5, 100000}, {0.9, 1}} {
-			var z *workload.Zipf
-			if kind != workload.KeysUniform {
-				z = workload.NewZipf(c.rows, c.theta)
+			var z *gen.Zipf
+			if kind != gen.KeysUniform {
+				z = gen.NewZipf(c.rows, c.theta)
 			}
 			for _, w := range []int{0, 3} {
-				g := workload.NewKeyGen(kind, z, 42, w)
+				g := gen.NewKeyGen(kind, z, 42, w)
 				kv := keyGenVector{Kind: kind, Theta: c.theta, Rows: c.rows, Seed: 42, Worker: w}
 				for k := int64(0); k < 200; k++ {
 					n := c.rows + k/10 // rows grow as inserts commit

@@ -168,7 +168,7 @@ class Worker:
         if env.recorded > 0:
             extra["record_seconds"] = env.recorded / 1e9
         extra.update(env.extra)
-        fin.update(extra=extra, notes=env.notes, connections_opened=self.pool.opened)
+        fin.update(metrics=metrics(extra), notes=env.notes, connections_opened=self.pool.opened)
         cancelled = self.cancel.is_set()
         if err is None and not cancelled and job.get("digest"):
             try:
@@ -253,3 +253,35 @@ def describe():
     """The workloads this worker runs, their parameters' defaults and the
     settings defaults each changes."""
     return {name: {"params": p, "settings": s} for name, (p, s) in WORKLOADS.items()}
+
+
+# The workloads' figures as the Go worker names them in the final event's
+# metrics: name, unit, and which way is better ("" for a figure that
+# describes the run rather than rates it).
+FIGURES = {
+    "generate_seconds": ("generate", "s", ""),
+    "record_seconds": ("record", "s", ""),
+    "table_rows_before": ("table_rows_before", "rows", ""),
+    "issued_ops_per_s": ("issued_rate", "ops/s", ""),
+    "executors": ("executors", "executors", ""),
+    "wanted_ops_per_s": ("wanted_rate", "ops/s", ""),
+    "rows_inserted": ("rows_inserted", "rows", ""),
+    "table_rows_after": ("table_rows_after", "rows", ""),
+    "sched_lag_p99_us": ("sched_lag_p99", "\u00b5s", ""),
+    "vacuum_seconds": ("vacuum", "s", "lower"),
+    "time_to_query_us": ("query_returned", "\u00b5s", "lower"),
+    "first_row_us": ("first_row", "\u00b5s", "lower"),
+    "us_per_row": ("per_row", "\u00b5s", "lower"),
+}
+
+
+def metrics(extra):
+    """The figures of extra as the protocol's metrics list."""
+    out = []
+    for key, value in extra.items():
+        name, unit, better = FIGURES.get(key, (key, "", ""))
+        m = {"name": name, "unit": unit, "value": value}
+        if better:
+            m["better"] = better
+        out.append(m)
+    return out
