@@ -59,12 +59,23 @@ func scriptArgs(args []string) bool {
 }
 
 // runScripts is 'litebench run -f A.sql@9 -f B.sql@1 --init I.sql -D
-// NAME=VALUE [flags]': pgbench's script options first, the rest as for
-// any workload.
+// NAME=VALUE [flags]': pgbench's script options, then the rest as for any
+// workload.
 func runScripts(ctx context.Context, args []string, out, errw io.Writer) error {
+	f, command, rest, err := parseScriptArgs(args)
+	if err != nil {
+		return err
+	}
+	return runSpec(ctx, f.WorkloadSpec(command), "run -f", rest, out, errw)
+}
+
+// parseScriptArgs takes pgbench's options (-f, --init, -D) out of args and
+// reads the scripts; it returns them as a workload, the words that name
+// it on a command line, and the other arguments.
+func parseScriptArgs(args []string) (f *spec.File, command, rest []string, err error) {
 	var scripts []spec.Script
 	var init *spec.Script
-	var defines, rest, command []string
+	var defines []string
 	command = []string{"run"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -81,7 +92,7 @@ func runScripts(ctx context.Context, args []string, out, errw io.Writer) error {
 		}
 		if !inline {
 			if i+1 >= len(args) {
-				return usagef("run: %s needs a value", name)
+				return nil, nil, nil, usagef("run: %s needs a value", name)
 			}
 			i++
 			val = args[i]
@@ -92,11 +103,11 @@ func runScripts(ctx context.Context, args []string, out, errw io.Writer) error {
 			defines = append(defines, val)
 		case "--init":
 			if init != nil {
-				return usagef("run: --init is given twice")
+				return nil, nil, nil, usagef("run: --init is given twice")
 			}
 			text, err := readInput("--init", val)
 			if err != nil {
-				return err
+				return nil, nil, nil, err
 			}
 			init = &spec.Script{Name: val, Text: text}
 		default:
@@ -106,14 +117,13 @@ func runScripts(ctx context.Context, args []string, out, errw io.Writer) error {
 			}
 			text, err := readInput("-f", path)
 			if err != nil {
-				return err
+				return nil, nil, nil, err
 			}
 			scripts = append(scripts, spec.Script{Name: path, Text: text, Weight: weight})
 		}
 	}
-	f, err := spec.ParseScripts(scripts, init, defines)
-	if err != nil {
-		return usageError{err.Error()}
+	if f, err = spec.ParseScripts(scripts, init, defines); err != nil {
+		return nil, nil, nil, usageError{err.Error()}
 	}
-	return runSpec(ctx, f.WorkloadSpec(command), "run -f", rest, out, errw)
+	return f, command, rest, nil
 }

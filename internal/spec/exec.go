@@ -55,7 +55,7 @@ func (w *Workload) newExecutor(ctx context.Context, sh *shared, i int) (*executo
 		return nil, fmt.Errorf("executor %d past the %d planned", i, sh.slots)
 	}
 	e := &executor{w: w, sess: sh.sess, ctx: ctx, slot: i, writer: sh.sess.Writer(), reader: sh.sess.Reader(), ack: sh.ack}
-	e.x.vars = make([]slot, len(w.consts))
+	e.x.vars = make([]slot, len(w.sc.names))
 	for k, c := range w.consts {
 		if c.set {
 			e.x.vars[k].assign(c.v)
@@ -188,6 +188,9 @@ func (e *executor) sqlStep(st *stepRun) error {
 	return err
 }
 
+// discard steps through a query's rows without reading them.
+func discard(target.Row) error { return nil }
+
 var errNoRow = errors.New("\\gset: the query returned no row")
 
 func (e *executor) sqlOnce(st *stepRun) error {
@@ -214,7 +217,7 @@ func (e *executor) sqlOnce(st *stepRun) error {
 	if err := e.bind(s, st.src); err != nil {
 		return err
 	}
-	var fn func(target.Row) error
+	fn := discard
 	if len(s.into) > 0 {
 		fn, e.into, e.found = e.sink, s.into, false
 	}
@@ -222,18 +225,18 @@ func (e *executor) sqlOnce(st *stepRun) error {
 	switch {
 	case e.cur != nil && e.cur == e.reader:
 		err = e.cur.Query(e.ctx, s.prep.read, &e.args, fn)
-	case e.cur != nil && (s.read || fn != nil):
+	case e.cur != nil && (s.read || len(s.into) > 0):
 		err = e.cur.Query(e.ctx, s.prep.write, &e.args, fn)
 	case e.cur != nil:
 		err = e.cur.Exec(e.ctx, s.prep.write, &e.args)
 	case s.read:
 		err = s.prep.read.Query(e.ctx, &e.args, fn)
-	case fn != nil:
+	case len(s.into) > 0:
 		err = e.writer.Query(e.ctx, s.prep.write, &e.args, fn)
 	default:
 		err = e.writer.Exec(e.ctx, s.prep.write, &e.args)
 	}
-	if err == nil && fn != nil && !e.found {
+	if err == nil && len(s.into) > 0 && !e.found {
 		return errNoRow
 	}
 	return err

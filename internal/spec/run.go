@@ -332,12 +332,28 @@ func (w *Workload) Validate(ctx context.Context, t target.Target) error {
 var createRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(?:TEMP\s+|TEMPORARY\s+|UNIQUE\s+|VIRTUAL\s+)*(TABLE|INDEX|VIEW|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?["` + "`" + `\[]?([A-Za-z_][A-Za-z0-9_]*)`)
 
 // creates says whether an SQL command creates a schema object.
-func creates(q string) bool { return createRE.MatchString(q) }
+func creates(q string) bool { return createRE.MatchString(uncomment(q)) }
+
+// uncomment drops the comments before an SQL command's first word.
+func uncomment(q string) string {
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		j, ok := skipNoise(q, i)
+		if !ok || q[i] == '\'' || q[i] == '"' || q[i] == '`' {
+			return q[i:]
+		}
+		i = j
+	}
+	return ""
+}
 
 // createdNames is the name of the table, index, view or trigger an SQL
 // command creates.
 func createdNames(q string) []string {
-	if m := createRE.FindStringSubmatch(q); m != nil {
+	if m := createRE.FindStringSubmatch(uncomment(q)); m != nil {
 		return []string{m[2]}
 	}
 	return nil
