@@ -57,17 +57,38 @@ func (v value) str() string {
 // textValue parses text the way pgbench reads a variable: an integer, else
 // a double, else it stays text.
 func textValue(s []byte) value {
-	if n, err := strconv.ParseInt(unsafeString(s), 10, 64); err == nil && canonInt(s, n) {
+	if n, ok := canonInt(s); ok {
 		return ival(n)
 	}
 	return value{k: vText, s: s}
 }
 
-// canonInt says whether s is n written without leading zeros or a plus
-// sign, so that parsing it as an integer loses nothing.
-func canonInt(s []byte, n int64) bool {
-	var buf [24]byte
-	return string(strconv.AppendInt(buf[:0], n, 10)) == unsafeString(s)
+// canonInt parses s as a decimal integer written without leading zeros
+// or a plus sign (so that reading it as an integer loses nothing), without
+// allocating.
+func canonInt(s []byte) (int64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	d := s
+	if neg {
+		d = s[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || (d[0] == '0' && len(d) > 1) || (neg && d[0] == '0') {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return int64(-u), true
+	case !neg && u < 1<<63:
+		return int64(u), true
+	}
+	return 0, false
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
@@ -461,7 +482,7 @@ func toNumber(v value, p Pos) (value, error) {
 		return v, failf(p, "a boolean is not a number")
 	case vText:
 		s := strings.TrimSpace(unsafeString(v.s))
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n, ok := canonInt([]byte(s)); ok {
 			return ival(n), nil
 		}
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
