@@ -169,7 +169,7 @@ func (f *File) parse(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	f.Pos = Pos{File: name}
+	f.Pos = Pos{File: name, Line: 1, Col: 1}
 	f.Settings = map[string]string{}
 	f.load = map[string]*tmpl{}
 	f.stmts = map[string]*Stmt{}

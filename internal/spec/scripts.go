@@ -59,7 +59,7 @@ func ParseScripts(scripts []Script, init *Script, defines []string) (*File, erro
 		if err := checkSteps(t); err != nil {
 			var e *Error
 			if errors.As(err, &e) && strings.HasPrefix(e.Msg, "transaction") {
-				return nil, fmt.Errorf("%s: the script has no SQL command; pgbench needs at least one", s.Name)
+				return nil, errorf(Pos{File: s.Name, Line: 1, Col: 1}, "the script has no SQL command; pgbench needs at least one")
 			}
 			return nil, err
 		}
@@ -85,7 +85,7 @@ func ParseScripts(scripts []Script, init *Script, defines []string) (*File, erro
 		return nil, fmt.Errorf("-f: every weight is 0; give at least one script a weight above 0 (-f FILE@1)")
 	}
 	f.Name = strings.Join(names, "+")
-	f.Pos = Pos{File: scripts[0].Name}
+	f.Pos = Pos{File: scripts[0].Name, Line: 1, Col: 1}
 	if init != nil {
 		cmds, err := splitSQL(fileSource(init.Name, init.Text))
 		if err != nil {
