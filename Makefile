@@ -14,7 +14,7 @@ test:
 	./scripts/test
 
 bench:
-	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload ./internal/loadgen
+	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload ./internal/loadgen ./internal/spec
 
 selfcheck: build
 	./litebench selfcheck --rows 1000000 --repeat 5

@@ -71,9 +71,6 @@ func LibraryNames() []string {
 	return n
 }
 
-// IsLibrary says whether a built-in file is a library.
-func IsLibrary(name string) bool { return libraries[name] }
-
 // WorkloadSpec is the file as a workload kind: its parameters, its
 // setting defaults, and New, which resolves a cell. command is how a
 // command line names it (nil for its name).

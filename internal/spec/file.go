@@ -489,10 +489,3 @@ func (f *File) paramNames() string {
 	sort.Strings(n)
 	return strings.Join(n, ", ")
 }
-
-// Stmt returns the named statement, or nil.
-func (f *File) Stmt(name string) *Stmt { return f.stmts[name] }
-
-// Insert says whether the workload measures loading (an [insert]
-// section) rather than transactions.
-func (f *File) Insert() bool { return f.insert != nil }

@@ -24,7 +24,7 @@ import (
 // what the checks compare against afterwards. None of it is measured.
 func (w *Workload) Setup(ctx context.Context, env *workload.Env) error {
 	sess := env.Session
-	if err := w.create(ctx, sess, true); err != nil {
+	if err := w.create(ctx, sess); err != nil {
 		return err
 	}
 	for _, t := range w.tables {
@@ -66,9 +66,8 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env) error {
 	return nil
 }
 
-// create makes the tables; ddlOnly also runs the init SQL's CREATE
-// statements (to check statements against an empty database).
-func (w *Workload) create(ctx context.Context, sess *target.Session, _ bool) error {
+// create makes the run's tables (empty).
+func (w *Workload) create(ctx context.Context, sess *target.Session) error {
 	d := sess.Dialect()
 	for _, t := range w.tables {
 		qs := t.create
@@ -299,7 +298,7 @@ func (w *Workload) Validate(ctx context.Context, t target.Target) error {
 		return err
 	}
 	defer sess.Close()
-	if err := w.create(ctx, sess, true); err != nil {
+	if err := w.create(ctx, sess); err != nil {
 		return err
 	}
 	for _, st := range w.init {

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -370,7 +369,7 @@ func (e *executor) native(op *nativeOp) error {
 		e.args.Int(op.page)
 	}
 	var first, got int64 = -1, 0
-	dest := e.tops0(op)
+	dest := e.nativeDest(op)
 	err := op.prep.Query(e.ctx, &e.args, func(r target.Row) error {
 		if err := r.Scan(dest...); err != nil {
 			return err
@@ -390,8 +389,8 @@ func (e *executor) native(op *nativeOp) error {
 	return nil
 }
 
-// tops0 is scan space for a native operation's rows.
-func (e *executor) tops0(op *nativeOp) []any {
+// nativeDest is scan space for a native operation's rows.
+func (e *executor) nativeDest(op *nativeOp) []any {
 	if e.natDest == nil {
 		e.natDest = map[*nativeOp][]any{}
 	}
@@ -401,16 +400,4 @@ func (e *executor) tops0(op *nativeOp) []any {
 		e.natDest[op] = d
 	}
 	return d
-}
-
-// prepare readies the statements of the run's table operations and
-// native operations.
-func (op *tableOp) prepare(ctx context.Context, sess *target.Session) error {
-	side := target.Write
-	if op.kind == opRead {
-		side = target.Read
-	}
-	var err error
-	op.prep, err = sess.Prepare(ctx, op.sql(sess.Dialect()), side)
-	return err
 }

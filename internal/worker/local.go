@@ -52,19 +52,18 @@ var Version = "dev"
 // job names the target the run uses (the planner has already resolved a
 // workload's own choice, e.g. http's direct strategy).
 func Resolve(j *Job) (workload.Workload, target.Target, error) {
-	var sp *workload.Spec
+	var kind *workload.Spec
 	var err error
 	if j.Spec != nil {
-		sp, err = spec.FromDefinition(j.Spec)
+		kind, err = spec.FromDefinition(j.Spec)
 	} else {
-		sp, err = workload.Get(j.Workload)
+		kind, err = workload.Get(j.Workload)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	spec := sp
 	s := settings.Default()
-	for k, v := range spec.SettingDefaults {
+	for k, v := range kind.SettingDefaults {
 		s.Set(k, v)
 	}
 	for k, v := range j.Settings {
@@ -76,7 +75,7 @@ func Resolve(j *Job) (workload.Workload, target.Target, error) {
 		}
 	}
 	p := map[string]string{}
-	for _, pr := range spec.Params {
+	for _, pr := range kind.Params {
 		p[pr.Name] = pr.Default
 	}
 	for k, v := range j.Params {
@@ -85,7 +84,7 @@ func Resolve(j *Job) (workload.Workload, target.Target, error) {
 		}
 		p[k] = v
 	}
-	w, err := spec.New(p, s)
+	w, err := kind.New(p, s)
 	if err != nil {
 		return nil, nil, err
 	}
