@@ -191,7 +191,7 @@ func sqlStep(src source, text string, named func(string) *Stmt) (*Step, error) {
 	case ctlRollback:
 		return &Step{kind: sRollback, pos: pos, text: text}, nil
 	}
-	if named != nil && isName(text) && !strings.Contains(text, ".") {
+	if named != nil && isName(text) && !strings.Contains(text, ".") && !oneWordSQL[strings.ToUpper(text)] {
 		if st := named(text); st != nil {
 			return &Step{kind: sSQL, pos: pos, stmt: st, text: text}, nil
 		}
@@ -199,6 +199,10 @@ func sqlStep(src source, text string, named func(string) *Stmt) (*Step, error) {
 	}
 	return &Step{kind: sSQL, pos: pos, stmt: newStmt("", text, src.at), text: text}, nil
 }
+
+// oneWordSQL are commands a step may write alone that are not a
+// statement's name.
+var oneWordSQL = map[string]bool{"VACUUM": true, "ANALYZE": true, "REINDEX": true}
 
 // gset makes st's first row set variables named after its columns.
 func gset(st *Step, args []string, at Pos) error {
