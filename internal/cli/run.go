@@ -341,9 +341,21 @@ func (p *plan) finish(rs []*results.Result, out, errw io.Writer) error {
 func workloadHelp(sp *workload.Spec) func(w io.Writer) {
 	return func(w io.Writer) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "NAME\n    litebench %s - %s\n\n", sp.Name, sp.Summary)
-		fmt.Fprintf(&b, "SYNOPSIS\n    litebench %s [workload flags] [setting flags] [output flags]\n\n", sp.Name)
-		b.WriteString("DESCRIPTION\n    Every setting flag takes a comma list; lists make a sweep over every\n    combination of targets, settings and listed workload parameters. Data is\n    deterministic from --seed. Setup (schema, loading) is never measured.\n\n")
+		name := sp.Name
+		if sp.Command != nil {
+			name = strings.Join(sp.Command, " ")
+		}
+		fmt.Fprintf(&b, "NAME\n    litebench %s - %s\n\n", name, sp.Summary)
+		fmt.Fprintf(&b, "SYNOPSIS\n    litebench %s [workload flags] [setting flags] [output flags]\n\n", name)
+		b.WriteString("DESCRIPTION\n    Every setting flag takes a comma list; lists make a sweep over every\n    combination of targets, settings and listed workload parameters. Data is\n    deterministic from --seed. Setup (schema, loading) is never measured.\n")
+		if sp.Kind != "native" {
+			b.WriteString("    The workload is written as a file: docs/workload-files.md describes it")
+			if sp.Command == nil {
+				b.WriteString(",\n    and 'litebench workload show " + sp.Name + "' prints it")
+			}
+			b.WriteString(".\n")
+		}
+		b.WriteString("\n")
 		b.WriteString("WORKLOAD FLAGS\n")
 		for _, p := range sp.Params {
 			list := ""

@@ -244,3 +244,35 @@ func BenchmarkInterpreter(b *testing.B) {
 		})
 	}
 }
+
+// The harness's own cost of the built-in read and write operations and
+// of the same read written as a statement, over a fake connection.
+func BenchmarkOperations(b *testing.B) {
+	readSQL := `
+include = ["schemas"]
+tables = [{ name = "bench", rows = "100000" }]
+[statement.get]
+sql = "SELECT ID, rand, hash FROM bench WHERE ID = :id"
+into = ["k", "rand", "hash"]
+[transaction.read]
+steps = ['\set id random(0, 99999)', "get"]
+`
+	for _, c := range []struct {
+		name string
+		w    func() *Workload
+		op   int
+	}{
+		{"read", func() *Workload { return resolveBuiltin(b, "mixed", map[string]string{"rows": "100000"}, nil) }, 0},
+		{"write", func() *Workload { return resolveBuiltin(b, "mixed", map[string]string{"rows": "100000"}, nil) }, 1},
+		{"read-sql", func() *Workload { return parseResolve(b, readSQL, nil) }, 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e, _ := executorOn(b, c.w())
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				e.Do(ctx, c.op)
+			}
+		})
+	}
+}
