@@ -554,6 +554,9 @@ func (d *decoder) statements(n *node) error {
 				if err != nil {
 					return err
 				}
+				if paramNames(scanParams(s)) != paramNames(st.params) {
+					return errorf(x.vals[k].pos, "dialect %s: bind the same :names in the same order as sql (%s)", k, paramNames(st.params))
+				}
 				st.dialects[k] = s
 			}
 		}
@@ -576,6 +579,19 @@ func (d *decoder) initSQL(n *node) error {
 	d.f.init = append(d.f.init, cmds...)
 	d.f.initSub = true
 	return nil
+}
+
+// paramNames lists a statement's :names in order, for messages and
+// comparisons.
+func paramNames(ps []sqlParam) string {
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(":" + p.name)
+	}
+	return b.String()
 }
 
 // splitSQL splits an SQL text into its commands (no meta-commands).
