@@ -62,14 +62,7 @@ func Library(name string) (string, bool) {
 }
 
 // LibraryNames lists the built-in libraries.
-func LibraryNames() []string {
-	var n []string
-	for k := range libraries {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
-}
+func LibraryNames() []string { return sortedKeys(libraries) }
 
 // WorkloadSpec is the file as a workload kind: its parameters, its
 // setting defaults, and New, which resolves a cell. command is how a

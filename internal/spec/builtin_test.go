@@ -12,9 +12,9 @@ import (
 	"litebench/internal/workload"
 )
 
-// resolveBuiltin resolves a built-in workload with its defaults and the
-// parameters given.
-func resolveBuiltin(t testing.TB, name string, params, set map[string]string) *Workload {
+// buildWorkload builds a registered workload kind with its defaults, its
+// setting defaults and the parameters and settings given.
+func buildWorkload(t testing.TB, name string, params, set map[string]string) (workload.Workload, settings.Settings) {
 	t.Helper()
 	sp, err := workload.Get(name)
 	if err != nil {
@@ -40,6 +40,13 @@ func resolveBuiltin(t testing.TB, name string, params, set map[string]string) *W
 	if err != nil {
 		t.Fatalf("%s %v: %v", name, params, err)
 	}
+	return w, s
+}
+
+// resolveBuiltin is buildWorkload for a built-in written as a file.
+func resolveBuiltin(t testing.TB, name string, params, set map[string]string) *Workload {
+	t.Helper()
+	w, _ := buildWorkload(t, name, params, set)
 	return w.(*Workload)
 }
 

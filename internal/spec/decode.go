@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 
@@ -754,14 +753,7 @@ var natives = map[string][]string{
 	"paginate_keyset": {"table", "depth", "page"},
 }
 
-func nativeNames() string {
-	var n []string
-	for k := range natives {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return strings.Join(n, ", ")
-}
+func nativeNames() string { return strings.Join(sortedKeys(natives), ", ") }
 
 // opStep reads { op = "read", table = "T", keys = "uniform", theta = 0.99 }
 // or { native = "scan_verify", table = "T" }.

@@ -1,4 +1,4 @@
-package spec_test
+package spec
 
 import (
 	"strings"
@@ -13,31 +13,7 @@ import (
 func TestDemand(t *testing.T) {
 	build := func(name string, params, set map[string]string) (workload.Workload, settings.Settings) {
 		t.Helper()
-		sp, err := workload.Get(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := map[string]string{}
-		for _, x := range sp.Params {
-			p[x.Name] = x.Default
-		}
-		for k, v := range params {
-			p[k] = v
-		}
-		s := settings.Default()
-		for k, v := range sp.SettingDefaults {
-			s.Set(k, v)
-		}
-		for k, v := range set {
-			if err := s.Set(k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		w, err := sp.New(p, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w, s
+		return buildWorkload(t, name, params, set)
 	}
 	for _, c := range []struct {
 		name     string

@@ -99,13 +99,16 @@ func init() {
 	}
 }
 
-func funcNames() string {
-	var n []string
-	for k := range funcs {
+func funcNames() string { return strings.Join(sortedKeys(funcs), ", ") }
+
+// sortedKeys lists a map's keys in order, for messages.
+func sortedKeys[V any](m map[string]V) []string {
+	n := make([]string, 0, len(m))
+	for k := range m {
 		n = append(n, k)
 	}
 	sort.Strings(n)
-	return strings.Join(n, ", ")
+	return n
 }
 
 func compileCall(a *ast, sc *scope) (enode, error) {
@@ -168,12 +171,7 @@ func (n *callNode) bindTable(a *ast, sc *scope) error {
 	}
 	t, ok := sc.tables[name]
 	if !ok {
-		known := make([]string, 0, len(sc.tables))
-		for k := range sc.tables {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		return errorf(a.args[0].pos, "%s(): no table %q in this workload (tables: %s)", a.op, name, strings.Join(known, ", "))
+		return errorf(a.args[0].pos, "%s(): no table %q in this workload (tables: %s)", a.op, name, strings.Join(sortedKeys(sc.tables), ", "))
 	}
 	n.table = t
 	if a.op == "rows" {

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -41,14 +40,7 @@ var genDefs = map[string]genDef{
 	"ref":       {[]genArg{{"table", "ident", false}, {"stream", "int", true}}, "the key of a random row of another table"},
 }
 
-func genNames() string {
-	var n []string
-	for k := range genDefs {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return strings.Join(n, ", ")
-}
+func genNames() string { return strings.Join(sortedKeys(genDefs), ", ") }
 
 // parseGenCall parses a generator call and checks its name and arguments.
 func parseGenCall(t *tmpl) (*ast, error) {
