@@ -19,7 +19,7 @@ workers:
 	./scripts/workers build
 
 bench:
-	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload ./internal/loadgen
+	go test -run '^$$' -bench . -benchmem ./internal/metrics ./internal/workload ./internal/loadgen ./internal/spec
 
 selfcheck: build
 	./litebench selfcheck --rows 1000000 --repeat 5

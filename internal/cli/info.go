@@ -87,12 +87,7 @@ SYNOPSIS
 		}
 		return t.Render(out, "table")
 	case "workloads":
-		t := &report.Table{Headers: []string{"workload", "what it does"}}
-		for _, n := range workload.Names() {
-			sp, _ := workload.Get(n)
-			t.Rows = append(t.Rows, []string{n, sp.Summary})
-		}
-		return t.Render(out, "table")
+		return listWorkloads(out)
 	case "settings":
 		t := &report.Table{Headers: []string{"flag", "default", "meaning"}}
 		for _, s := range settings.Specs {

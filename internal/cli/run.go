@@ -45,6 +45,9 @@ type common struct {
 
 	// limitNotes say which limits a suite wanted but could not apply.
 	limitNotes []string
+	// kind is the kind of bench database the runs use (zero: the
+	// built-in workloads').
+	kind own.Kind
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -164,7 +167,12 @@ func (c *common) checkPaths(dbPath string) error {
 		if err := own.ProbeDB(dbPath, c.attach); err != nil {
 			return usagef("--db: %v", err)
 		}
-		exists, err := runner.CheckDB(dbPath, c.attach)
+		k := c.kind
+		if k.AppID == 0 {
+			k = workload.BenchDB
+		}
+		k.Shared = c.attach
+		exists, err := own.Check(dbPath, k)
 		if err != nil {
 			return usagef("--db: %v", err)
 		}
@@ -336,9 +344,21 @@ func (p *plan) finish(rs []*results.Result, out, errw io.Writer) error {
 func workloadHelp(sp *workload.Spec) func(w io.Writer) {
 	return func(w io.Writer) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "NAME\n    litebench %s - %s\n\n", sp.Name, sp.Summary)
-		fmt.Fprintf(&b, "SYNOPSIS\n    litebench %s [workload flags] [setting flags] [output flags]\n\n", sp.Name)
-		b.WriteString("DESCRIPTION\n    Every setting flag takes a comma list; lists make a sweep over every\n    combination of targets, settings and listed workload parameters. Data is\n    deterministic from --seed. Setup (schema, loading) is never measured.\n\n")
+		name := sp.Name
+		if sp.Command != nil {
+			name = strings.Join(sp.Command, " ")
+		}
+		fmt.Fprintf(&b, "NAME\n    litebench %s - %s\n\n", name, sp.Summary)
+		fmt.Fprintf(&b, "SYNOPSIS\n    litebench %s [workload flags] [setting flags] [output flags]\n\n", name)
+		b.WriteString("DESCRIPTION\n    Every setting flag takes a comma list; lists make a sweep over every\n    combination of targets, settings and listed workload parameters. Data is\n    deterministic from --seed. Setup (schema, loading) is never measured.\n")
+		if sp.Kind != "native" {
+			b.WriteString("    The workload is written as a file: docs/workload-files.md describes it")
+			if sp.Command == nil {
+				b.WriteString(",\n    and 'litebench workload show " + sp.Name + "' prints it")
+			}
+			b.WriteString(".\n")
+		}
+		b.WriteString("\n")
 		b.WriteString("WORKLOAD FLAGS\n")
 		for _, p := range sp.Params {
 			list := ""
@@ -398,13 +418,23 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	return runSpec(ctx, spec, name, args, out, errw)
+}
+
+// runSpec runs a workload kind with the rest of the command line: its
+// parameters, the settings, targets and output flags. what names the
+// workload in messages ("read", "run bank.toml").
+func runSpec(ctx context.Context, spec *workload.Spec, what string, args []string, out, errw io.Writer) error {
 	help := workloadHelp(spec)
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(what, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var c common
 	c.register(fs)
 	params := map[string]*string{}
 	for _, p := range spec.Params {
+		if fs.Lookup(p.Name) != nil {
+			return usagef("%s: parameter %s has the name of a flag of litebench's; rename it", what, p.Name)
+		}
 		params[p.Name] = fs.String(p.Name, p.Default, p.Help)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -412,13 +442,16 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 			help(out)
 			return flag.ErrHelp
 		}
-		return usagef("%s: %v (see 'litebench %s --help')", name, err, name)
+		return usagef("%s: %v (see 'litebench %s --help')", what, err, what)
 	}
 	if fs.NArg() > 0 {
-		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", name, fs.Arg(0), name)
+		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", what, fs.Arg(0), what)
 	}
 	p, err := buildPlan(spec, &c, params)
 	if err != nil {
+		return err
+	}
+	if err := validateCells(ctx, p); err != nil {
 		return err
 	}
 	if err := p.open(ctx); err != nil {
@@ -432,6 +465,29 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 	return p.finish(rs, out, errw)
 }
 
+// validateCells checks, before anything is created, that a workload
+// written as a file prepares every statement on each target's engine (in
+// an in-memory database).
+func validateCells(ctx context.Context, p *plan) error {
+	seen := map[string]bool{}
+	for _, cell := range p.specs {
+		v, ok := cell.Workload.(interface {
+			Validate(context.Context, target.Target) error
+		})
+		if !ok || seen[cell.Target.Engine().Name()] {
+			continue
+		}
+		seen[cell.Target.Engine().Name()] = true
+		if err := v.Validate(ctx, cell.Target); err != nil {
+			if ctx.Err() != nil {
+				return errStopped
+			}
+			return usageError{err.Error()}
+		}
+	}
+	return nil
+}
+
 // buildPlan validates everything and expands the sweep; it touches no file.
 func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
 	c.defaults = spec.SettingDefaults
@@ -443,15 +499,16 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkPaths(dbPath); err != nil {
-		return nil, err
-	}
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
 	})
 	if err != nil {
 		return nil, usage(err)
+	}
+	c.kind = workload.DBKind(pl.Cells[0].Workload)
+	if err := c.checkPaths(dbPath); err != nil {
+		return nil, err
 	}
 	for _, cell := range pl.Cells {
 		if err := c.checkDemand(cell.Workload, cell.Settings); err != nil {
@@ -480,17 +537,25 @@ func paramLists(spec *workload.Spec, params map[string]*string) map[string][]str
 }
 
 func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
+	if len(args) > 0 && isWorkloadFile(args[0]) {
+		return runFile(ctx, args[0], args[1:], out, errw)
+	}
+	if scriptArgs(args) {
+		return runScripts(ctx, args, out, errw)
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprintf(out, "NAME\n    litebench run - run a workload\n\nSYNOPSIS\n    litebench run WORKLOAD [flags]\n\nWORKLOADS\n")
+			fmt.Fprintf(out, "NAME\n    litebench run - run a workload\n\nSYNOPSIS\n    litebench run WORKLOAD [flags]\n    litebench run FILE.toml [flags]\n"+
+				"    litebench run -f SCRIPT.sql[@WEIGHT] … [--init FILE.sql] [-D NAME=VALUE …] [flags]\n\nWORKLOADS\n")
 			for _, n := range workload.Names() {
 				sp, _ := workload.Get(n)
 				fmt.Fprintf(out, "    %-10s %s\n", n, sp.Summary)
 			}
-			fmt.Fprintf(out, "\n'litebench run WORKLOAD --help' lists its flags.\n")
+			fmt.Fprintf(out, "\n'litebench run WORKLOAD --help' lists its flags. A workload file (TOML) or\n"+
+				"pgbench scripts run like a built-in: docs/workload-files.md describes both.\n")
 			return flag.ErrHelp
 		}
-		return usagef("run: name a workload (%s)", strings.Join(workload.Names(), ", "))
+		return usagef("run: name a workload (%s), a workload file (FILE.toml) or scripts (-f FILE.sql)", strings.Join(workload.Names(), ", "))
 	}
 	return runWorkload(ctx, args[0], args[1:], out, errw)
 }

@@ -39,6 +39,14 @@ type ZipfInt struct {
 	Stream uint64  `json:"stream,string"`
 }
 
+// LatestInt is a skewed-latest integer in [0, N): the top of the range is
+// hot (N−1 the most), as the latest key distribution picks rows.
+type LatestInt struct {
+	N      int64   `json:"n"`
+	Theta  float64 `json:"theta"`
+	Stream uint64  `json:"stream,string"`
+}
+
 // ConstInt is Value on every row.
 type ConstInt struct {
 	Value int64 `json:"value"`
@@ -115,6 +123,7 @@ type SeqText struct {
 func (Seq) Kind() string        { return "seq" }
 func (UniformInt) Kind() string { return "uniform_int" }
 func (ZipfInt) Kind() string    { return "zipf_int" }
+func (LatestInt) Kind() string  { return "latest_int" }
 func (ConstInt) Kind() string   { return "const_int" }
 func (Timestamp) Kind() string  { return "timestamp" }
 func (Hex) Kind() string        { return "hex" }
@@ -142,6 +151,11 @@ func (g UniformInt) Int(seed uint64, i int64) int64 {
 // Int returns row i's value, with z prepared by NewZipf(g.N, g.Theta).
 func (g ZipfInt) Int(z *Zipf, seed uint64, i int64) int64 {
 	return Scatter(z.Rank(Unit(Draw(seed, g.Stream, uint64(i)))), g.N)
+}
+
+// Int returns row i's value, with z prepared by NewZipf(g.N, g.Theta).
+func (g LatestInt) Int(z *Zipf, seed uint64, i int64) int64 {
+	return max(g.N-1-z.Rank(Unit(Draw(seed, g.Stream, uint64(i)))), 0)
 }
 
 // Int returns row i's value.

@@ -23,7 +23,7 @@ type Table struct {
 	cols   []Column
 	text   []bool
 	src    []int   // SHA256Of: the source column's position
-	zipf   []*Zipf // ZipfInt: its prepared distribution
+	zipf   []*Zipf // ZipfInt, LatestInt: its prepared distribution
 	maxLen int
 }
 
@@ -74,6 +74,11 @@ func (t *Table) check(k int, pos map[string]int) (int, error) {
 	case ZipfInt:
 		if g.N < 1 || !(g.Theta > 0 && g.Theta < 1) {
 			return 0, fmt.Errorf("zipf_int wants n ≥ 1 and 0 < theta < 1, not n %d theta %v", g.N, g.Theta)
+		}
+		t.zipf[k] = NewZipf(g.N, g.Theta)
+	case LatestInt:
+		if g.N < 1 || !(g.Theta > 0 && g.Theta < 1) {
+			return 0, fmt.Errorf("latest_int wants n ≥ 1 and 0 < theta < 1, not n %d theta %v", g.N, g.Theta)
 		}
 		t.zipf[k] = NewZipf(g.N, g.Theta)
 	case Timestamp:
@@ -172,6 +177,8 @@ func (t *Table) Int(k int, seed uint64, i int64) int64 {
 	case UniformInt:
 		return g.Int(seed, i)
 	case ZipfInt:
+		return g.Int(t.zipf[k], seed, i)
+	case LatestInt:
 		return g.Int(t.zipf[k], seed, i)
 	case ConstInt:
 		return g.Int(seed, i)

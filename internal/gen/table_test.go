@@ -20,6 +20,7 @@ var every = []Column{
 	{"small", UniformInt{Lo: -5, Hi: 5}},
 	{"all", UniformInt{Lo: math.MinInt64, Hi: math.MaxInt64, Stream: 2}},
 	{"zipf", ZipfInt{N: 1000, Theta: 0.99}},
+	{"latest", LatestInt{N: 1000, Theta: 0.9, Stream: 4}},
 	{"one", ConstInt{Value: 1}},
 	{"ms", Timestamp{Start: base, Step: time.Millisecond, Format: UnixMilli}},
 	{"before", Timestamp{Start: time.Unix(0, 0).UTC(), Step: -time.Microsecond - 1, Format: UnixMilli}},
@@ -80,6 +81,9 @@ func TestRow(t *testing.T) {
 		}
 		if v := num("zipf"); v < 0 || v >= 1000 {
 			t.Fatalf("row %d: zipf_int %d out of [0, 1000)", i, v)
+		}
+		if v, z := num("latest"), NewZipf(1000, 0.9); v != 999-z.Rank(Unit(Draw(7, 4, uint64(i)))) {
+			t.Fatalf("row %d: latest_int %d is not 999 - rank", i, v)
 		}
 		if want := base.Add(time.Duration(i) * 1234567).Format(time.RFC3339Nano); text("at") != want {
 			t.Fatalf("row %d: timestamp %s, want %s", i, text("at"), want)

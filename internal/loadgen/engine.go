@@ -24,6 +24,15 @@ type Executor interface {
 	Do(ctx context.Context, op int) (retries int, err error)
 }
 
+// Recording is an executor that records parts of its operations itself
+// (the statements of a transaction): the engine hands it the recorder the
+// operations go to, again whenever that changes (from a warm-up's to the
+// measured one), so that the parts are recorded exactly where their
+// operation is.
+type Recording interface {
+	Record(rec *metrics.Recorder)
+}
+
 // fatalError marks an error that ends the run instead of being counted.
 type fatalError struct{ error }
 
@@ -412,6 +421,10 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 	if measuring {
 		rec = cfg.NewRecorder()
 	}
+	rx, _ := ex.(Recording)
+	if rx != nil {
+		rx.Record(rec)
+	}
 	done := tally{to: cfg.Done}
 	defer done.flush()
 	var own int64          // operations of the count claimed, not started
@@ -426,6 +439,9 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 			if r.ph.measured.Load() {
 				measuring = true
 				rec = cfg.NewRecorder()
+				if rx != nil {
+					rx.Record(rec)
+				}
 			}
 		}
 		if measuring {
@@ -517,7 +533,8 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 				defer c.Close()
 			}
 			warmRec := metrics.NewRecorder(cfg.Ops)
-			var rec *metrics.Recorder
+			var rec, last *metrics.Recorder
+			rx, _ := ex.(Recording)
 			myLag := metrics.NewIntervalHistogram()
 			done := tally{to: cfg.Done}
 			var myDropped int64
@@ -548,6 +565,10 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 					}
 					into = rec
 					myLag.RecordValue(max(int64(late), 1)) //nolint:errcheck
+				}
+				if rx != nil && into != last {
+					rx.Record(into)
+					last = into
 				}
 				op := cfg.Choose(t.seq)
 				r.inflight.Add(1)

@@ -337,7 +337,14 @@ func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, 
 // from its default (the workload's own defaults included), the database
 // and the limits.
 func cellCommand(spec *workload.Spec, t target.Target, pp map[string]string, s settings.Settings, req Request) string {
-	parts := []string{"litebench", spec.Name, "--target", t.Name()}
+	parts := []string{"litebench"}
+	for _, c := range spec.Command {
+		parts = append(parts, shellQuote(c))
+	}
+	if spec.Command == nil {
+		parts = append(parts, spec.Name)
+	}
+	parts = append(parts, "--target", t.Name())
 	for _, p := range spec.Params {
 		if v := pp[p.Name]; v != p.Default {
 			parts = append(parts, "--"+p.Name, shellQuote(v))

@@ -458,7 +458,7 @@ func LoadSummary(rs []*results.Result) *Table {
 	open := false
 	for _, r := range rs {
 		for _, o := range r.Ops {
-			if !seen[o.Name] {
+			if !seen[o.Name] && o.Of == "" { // statements: in Operations
 				seen[o.Name] = true
 				names = append(names, o.Name)
 			}
@@ -505,8 +505,10 @@ func LoadSummary(rs []*results.Result) *Table {
 		var total float64
 		var late int64
 		for _, o := range r.Ops {
-			total += float64(o.Count)
-			late += o.Late
+			if o.Of == "" {
+				total += float64(o.Count)
+				late += o.Late
+			}
 		}
 		if r.Elapsed > 0 {
 			total /= r.Elapsed

@@ -64,7 +64,11 @@ type Latency map[string]float64
 
 // Op is the result for one operation kind.
 type Op struct {
-	Name    string           `json:"name"`
+	Name string `json:"name"`
+	// Of names the op kind this one is a part of (a statement's own
+	// result within its transaction): its counts are not added to any
+	// total or rate, its latency is its own.
+	Of      string           `json:"of,omitempty"`
 	Count   int64            `json:"count"`
 	Errors  map[string]int64 `json:"errors,omitempty"`
 	Retries int64            `json:"retries,omitempty"`
@@ -236,10 +240,14 @@ func (r *Result) Op(name string) *Op {
 	return nil
 }
 
-// ErrorTotals sums errors over op kinds.
+// ErrorTotals sums errors over op kinds (not their parts, which their
+// whole counts).
 func (r *Result) ErrorTotals() map[string]int64 {
 	m := map[string]int64{}
 	for _, o := range r.Ops {
+		if o.Of != "" {
+			continue
+		}
 		for k, n := range o.Errors {
 			m[k] += n
 		}
@@ -247,10 +255,13 @@ func (r *Result) ErrorTotals() map[string]int64 {
 	return m
 }
 
-// RetryTotal sums retries over op kinds.
+// RetryTotal sums retries over op kinds (not their parts).
 func (r *Result) RetryTotal() int64 {
 	var n int64
 	for _, o := range r.Ops {
+		if o.Of != "" {
+			continue
+		}
 		n += o.Retries
 	}
 	return n

@@ -158,7 +158,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		}
 		defer lock.Release()
 		if temp && !sp.Keep {
-			defer lock.Remove(workload.BenchDB)
+			defer lock.Remove(workload.DBKind(sp.Workload))
 		}
 	}
 
@@ -173,6 +173,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		Settings: sp.Settings.Map(), Target: sp.Target.Name(), Path: path,
 		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest, Attach: sp.Attach,
 		VFS: sp.VFS,
+	}
+	if d, ok := sp.Workload.(workload.Defined); ok {
+		job.Spec = d.Definition()
 	}
 	placement := sp.Settings.Get("placement")
 	var w worker.Worker
@@ -309,7 +312,9 @@ func claim(sp Spec, path string) (*own.DBLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	exists, err := CheckDB(path, sp.Attach)
+	k := workload.DBKind(sp.Workload)
+	k.Shared = sp.Attach
+	exists, err := own.Check(path, k)
 	switch _, reuse := sp.Workload.(Reuser); {
 	case err != nil:
 	case sp.Attach && !exists:
@@ -318,7 +323,7 @@ func claim(sp Spec, path string) (*own.DBLock, error) {
 	default:
 		// Setting up may reset it: attached processes must have left.
 		if err = lock.Exclusive(); err == nil && !reuse {
-			err = RemoveDB(path)
+			err = own.Remove(path, workload.DBKind(sp.Workload))
 		}
 	}
 	if err != nil {

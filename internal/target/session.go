@@ -209,6 +209,7 @@ func (st *Statement) Close() error {
 // uses a Writer.
 type Writer struct {
 	s      *Session
+	read   bool // a Reader: on the pool, without the write mutex
 	tx     Tx
 	locked bool
 	bound  []boundStmt // statements bound to the open transaction
@@ -222,8 +223,12 @@ type boundStmt struct {
 // Writer returns a writer of the session.
 func (s *Session) Writer() *Writer { return &Writer{s: s} }
 
+// Reader returns a Writer for transactions that only read: they run on
+// the pool (never the single writer) and outside the write mutex.
+func (s *Session) Reader() *Writer { return &Writer{s: s, read: true} }
+
 func (w *Writer) lock() {
-	if w.s.p.WriteMutex && !w.locked {
+	if w.s.p.WriteMutex && !w.locked && !w.read {
 		w.s.wmu.Lock()
 		w.locked = true
 	}
@@ -242,7 +247,10 @@ func (w *Writer) Begin(ctx context.Context) error {
 		return fmt.Errorf("a transaction is already open")
 	}
 	w.lock()
-	db, err := w.s.writes(ctx)
+	db, err := w.s.reads, error(nil)
+	if !w.read {
+		db, err = w.s.writes(ctx)
+	}
 	if err == nil {
 		w.tx, err = db.Begin(ctx)
 	}
@@ -265,17 +273,46 @@ func (w *Writer) Exec(ctx context.Context, st *Statement, a *Args) error {
 	if st.st == nil {
 		return w.tx.Exec(ctx, st.q, a)
 	}
+	ts, err := w.bind(st)
+	if err != nil {
+		return err
+	}
+	return ts.Exec(ctx, a)
+}
+
+// Query runs st with a, handing every row to fn: in the open transaction,
+// or on its own (under the write mutex for a Writer).
+func (w *Writer) Query(ctx context.Context, st *Statement, a *Args, fn func(Row) error) error {
+	if w.tx == nil {
+		w.lock()
+		err := st.Query(ctx, a, fn)
+		w.unlock()
+		return err
+	}
+	if st.st == nil {
+		return w.tx.Query(ctx, st.q, a, fn)
+	}
+	ts, err := w.bind(st)
+	if err != nil {
+		return err
+	}
+	return ts.Query(ctx, a, fn)
+}
+
+// bind returns st bound to the open transaction, binding it the first
+// time.
+func (w *Writer) bind(st *Statement) (Stmt, error) {
 	for i := range w.bound {
 		if w.bound[i].st == st {
-			return w.bound[i].tx.Exec(ctx, a)
+			return w.bound[i].tx, nil
 		}
 	}
 	ts, err := w.tx.Stmt(st.st)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w.bound = append(w.bound, boundStmt{st, ts})
-	return ts.Exec(ctx, a)
+	return ts, nil
 }
 
 // Commit commits the open transaction.

@@ -14,6 +14,7 @@ import (
 	"litebench/internal/own"
 	"litebench/internal/results"
 	"litebench/internal/settings"
+	"litebench/internal/spec"
 	"litebench/internal/target"
 	"litebench/internal/units"
 	"litebench/internal/workload"
@@ -51,12 +52,18 @@ var Version = "dev"
 // job names the target the run uses (the planner has already resolved a
 // workload's own choice, e.g. http's direct strategy).
 func Resolve(j *Job) (workload.Workload, target.Target, error) {
-	spec, err := workload.Get(j.Workload)
+	var kind *workload.Spec
+	var err error
+	if j.Spec != nil {
+		kind, err = spec.FromDefinition(j.Spec)
+	} else {
+		kind, err = workload.Get(j.Workload)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	s := settings.Default()
-	for k, v := range spec.SettingDefaults {
+	for k, v := range kind.SettingDefaults {
 		s.Set(k, v)
 	}
 	for k, v := range j.Settings {
@@ -68,7 +75,7 @@ func Resolve(j *Job) (workload.Workload, target.Target, error) {
 		}
 	}
 	p := map[string]string{}
-	for _, pr := range spec.Params {
+	for _, pr := range kind.Params {
 		p[pr.Name] = pr.Default
 	}
 	for k, v := range j.Params {
@@ -77,7 +84,7 @@ func Resolve(j *Job) (workload.Workload, target.Target, error) {
 		}
 		p[k] = v
 	}
-	w, err := spec.New(p, s)
+	w, err := kind.New(p, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,7 +106,7 @@ func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
 	if j.Settings["in-memory"] != "true" {
 		// A controller checks the path before it hands it over; a worker
 		// started by hand or by another program checks again.
-		k := workload.BenchDB
+		k := workload.DBKind(wl)
 		k.Shared = j.Attach
 		if _, err := own.Check(j.Path, k); err != nil {
 			return Event{}, err
@@ -194,6 +201,11 @@ func (l *Local) Run(ctx context.Context, emit func(Event)) (Event, error) {
 	fin.ElapsedS = (end.Sub(start) - env.Excluded).Seconds()
 	fin.Done = env.Done.Load()
 	fin.FinalOps = ToOps(metrics.Merge(l.wl.Ops(), env.Recorders))
+	if p, ok := l.wl.(workload.Parted); ok {
+		for i := range fin.FinalOps {
+			fin.FinalOps[i].Of = p.PartOf(i)
+		}
+	}
 	for _, f := range env.Figures {
 		fin.Metrics = append(fin.Metrics, results.Metric{Name: f.Name, Unit: f.Unit, Value: f.Value, Better: f.Better})
 	}
@@ -229,6 +241,7 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	ops := l.wl.Ops()
+	parted, _ := l.wl.(workload.Parted)
 	var last time.Time
 	tick := func(now time.Time) {
 		iv := metrics.TakeInterval(ops, env.LiveRecorders())
@@ -243,8 +256,8 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 		last = now
 		ev := Event{T: TInterval, AtS: now.Sub(start).Seconds(), SpanS: now.Sub(from).Seconds(), Done: env.Done.Load()}
 		for i, s := range iv {
-			if s.Count == 0 && s.Errors == 0 {
-				continue
+			if s.Count == 0 && s.Errors == 0 || parted != nil && parted.PartOf(i) != "" {
+				continue // statements' own results are in the final event only
 			}
 			ev.Ops = append(ev.Ops, IntervalOp{Name: ops[i], Count: s.Count, Errors: s.Errors, Hist: histcodec.Encode(s.Hist)})
 		}

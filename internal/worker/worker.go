@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"litebench/internal/results"
+	"litebench/internal/workload"
 )
 
 // Protocol is the version of the worker protocol, exchanged in hello.
@@ -32,11 +33,15 @@ const (
 // Job is one run for a worker: plain data, so that it crosses a process
 // boundary as JSON.
 type Job struct {
-	RunID    string            `json:"run_id"`
-	Workload string            `json:"workload"`
-	Params   map[string]string `json:"params"`
-	Settings map[string]string `json:"settings"`
-	Target   string            `json:"target"`
+	RunID    string `json:"run_id"`
+	Workload string `json:"workload"`
+	// Spec, for a workload defined by files (a workload file, pgbench
+	// scripts), is their text: the worker builds the workload from it
+	// instead of looking its name up.
+	Spec     *workload.Definition `json:"spec,omitempty"`
+	Params   map[string]string    `json:"params"`
+	Settings map[string]string    `json:"settings"`
+	Target   string               `json:"target"`
 	// Path is the bench database the controller provisioned (a file, or
 	// the name of an in-memory database).
 	Path string `json:"path"`

@@ -32,8 +32,15 @@ type Schema struct {
 }
 
 func newSchema(ddl dialect.Table, update []string, cols ...gen.Column) *Schema {
-	s := &Schema{Name: ddl.Name, DDL: ddl, Table: ddl.Name, Gen: gen.MustCompile(cols...), UpdateCols: update}
-	for _, c := range cols {
+	return NewSchema(ddl, update, gen.MustCompile(cols...))
+}
+
+// NewSchema is the schema of a table defined as ddl whose rows t
+// generates; its first column is the key, update the columns an update
+// rewrites.
+func NewSchema(ddl dialect.Table, update []string, t *gen.Table) *Schema {
+	s := &Schema{Name: ddl.Name, DDL: ddl, Table: ddl.Name, Gen: t, UpdateCols: update}
+	for _, c := range t.Columns() {
 		s.Columns = append(s.Columns, c.Name)
 	}
 	s.KeyCol = s.Columns[0]

@@ -13,32 +13,12 @@ import (
 // the memory before the run starts. ok is false for workloads that hold
 // one connection and a few histograms whatever their flags.
 func Demand(w Workload, s settings.Settings) (d limits.Demand, ok bool) {
+	if dm, ok := w.(Demander); ok {
+		d = dm.Demand(s)
+		d.InMemory = s.Bool("in-memory")
+		return d, true
+	}
 	switch w := w.(type) {
-	case *insertW:
-		n := w.workers
-		d = limits.Demand{Flags: fmt.Sprintf("--workers %d", n), Conns: poolBound(s, n),
-			Histograms: n * len(insertOps), Goroutines: 2 * n}
-		if n > 1 {
-			// Each worker's generator keeps six chunks of rows ahead.
-			d.Bytes = int64(n) * 6 * chunkRows * int64(len(w.schema.Columns)) * 64
-		}
-	case *opsW:
-		c := w.cfg
-		n := len(c.Roles)
-		if c.Rate > 0 {
-			n = c.MaxInflight
-			d = executorDemand(fmt.Sprintf("--max-inflight %d", n), n, len(rwOps), true, c.Warmup > 0)
-		} else {
-			flags := fmt.Sprintf("--readers %d --writers %d", w.readers, w.writers)
-			if w.name != "mixed" {
-				flags = fmt.Sprintf("--workers %d", n)
-			}
-			d = executorDemand(flags, n, 1, false, c.Warmup > 0)
-		}
-		d.Conns = poolBound(s, n)
-		if s.Get("writer") == "single" {
-			d.Conns++
-		}
 	case *httpW:
 		c := w.cfg
 		clients := w.concurrency
@@ -46,9 +26,9 @@ func Demand(w Workload, s settings.Settings) (d limits.Demand, ok bool) {
 		if c.Rate > 0 {
 			clients = c.MaxInflight
 			flags = fmt.Sprintf("--max-inflight %d", clients)
-			d = executorDemand(flags, clients, 1, true, c.Warmup > 0)
+			d = ExecutorDemand(flags, clients, 1, true, c.Warmup > 0)
 		} else {
-			d = executorDemand(flags, clients, 1, false, c.Warmup > 0)
+			d = ExecutorDemand(flags, clients, 1, false, c.Warmup > 0)
 		}
 		d.Sockets = clients
 		d.Bytes = int64(clients) * 32 << 10 // each client's read buffer
@@ -72,11 +52,29 @@ func Demand(w Workload, s settings.Settings) (d limits.Demand, ok bool) {
 	return d, true
 }
 
-// executorDemand is the histograms and goroutines of n load executors
+// Demander is a workload that says what a run of it holds at once.
+type Demander interface {
+	Demand(s settings.Settings) limits.Demand
+}
+
+// LoadDemand is what Load holds with workers goroutines inserting rows of
+// sc: a connection each (within --pool), three histograms each, and the
+// rows each worker's generator keeps ahead.
+func LoadDemand(s settings.Settings, sc *Schema, workers int) limits.Demand {
+	d := limits.Demand{Flags: fmt.Sprintf("--workers %d", workers), Conns: PoolBound(s, workers),
+		Histograms: workers * len(InsertOps), Goroutines: 2 * workers}
+	if workers > 1 {
+		// Each worker's generator keeps six chunks of rows ahead.
+		d.Bytes = int64(workers) * 6 * chunkRows * int64(len(sc.Columns)) * 64
+	}
+	return d
+}
+
+// ExecutorDemand is the histograms and goroutines of n load executors
 // that run ops op kinds each: service time per kind, response time too in
 // open loop, a time-series interval per kind (and the scheduling lag in
 // open loop), and as much again for a warm-up's recorder.
-func executorDemand(flags string, n, ops int, open, warmup bool) limits.Demand {
+func ExecutorDemand(flags string, n, ops int, open, warmup bool) limits.Demand {
 	h, iv := ops, ops
 	if open {
 		h, iv = 2*ops, ops+1
@@ -87,9 +85,9 @@ func executorDemand(flags string, n, ops int, open, warmup bool) limits.Demand {
 	return limits.Demand{Flags: flags, Histograms: n * h, Intervals: n * iv, Goroutines: n}
 }
 
-// poolBound is how many connections n concurrent users of one pool open
+// PoolBound is how many connections n concurrent users of one pool open
 // under --pool (0 = unlimited).
-func poolBound(s settings.Settings, n int) int {
+func PoolBound(s settings.Settings, n int) int {
 	if p := s.Int("pool"); p > 0 && p < n {
 		return p
 	}

@@ -94,7 +94,7 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 	if w.seed, err = pSeed(p); err != nil {
 		return nil, err
 	}
-	if w.cfg, err = loadConfig(p, httpOps, w.seed); err != nil {
+	if w.cfg, err = LoadConfig(p, httpOps, w.seed); err != nil {
 		return nil, err
 	}
 	c := &w.cfg
@@ -238,7 +238,7 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		}
 		return &httpExec{client: client, req: req, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
 	}
-	_, err := runLoad(ctx, env, cfg)
+	_, err := RunLoad(ctx, env, cfg)
 	env.Figure("body_size", units.ByteSize, units.None, float64(w.bodySize))
 	return err
 }

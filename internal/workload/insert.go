@@ -4,36 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
 	"litebench/internal/dialect"
 	"litebench/internal/metrics"
-	"litebench/internal/settings"
 	"litebench/internal/target"
-	"litebench/internal/units"
 )
 
 // MaxVariables is the bound-parameter limit rows per statement are
 // checked against before the target is known: SQLite's (since 3.32), the
 // lowest of the engines'.
 var MaxVariables = dialect.SQLite.MaxParams()
-
-func init() {
-	Register(&Spec{
-		Name:    "insert",
-		Summary: "insert N deterministic rows; --batch rows per transaction, --rows-per-stmt rows per INSERT (seed 000 generate, seed 002)",
-		Params: []Param{
-			{"rows", "100000", "rows to insert (k/m suffixes: 10k, 1m)", true},
-			{"schema", "bench", "table: bench, users, account, pages (seeds 000, 002, 004, 003) or foo (seed 001)", true},
-			{"workers", "1", "concurrent inserting goroutines; each takes an equal share of the rows", true},
-			{"seed", "1", "data seed: the same seed gives the same rows", false},
-			{"vacuum", "false", "VACUUM after loading and report its time (not counted in rows/s)", false},
-		},
-		New: newInsert,
-	})
-}
 
 // Op kinds of insert.
 const (
@@ -42,43 +24,9 @@ const (
 	opCommit
 )
 
-var insertOps = metrics.Ops{"insert", "begin", "commit"}
-
-type insertW struct {
-	params  map[string]string
-	schema  *Schema
-	rows    int64
-	workers int
-	seed    uint64
-	vacuum  bool
-}
-
-func newInsert(p map[string]string, s settings.Settings) (Workload, error) {
-	sc, err := pSchema(p)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := pInt(p, "rows", 1)
-	if err != nil {
-		return nil, err
-	}
-	workers, err := pInt(p, "workers", 1)
-	if err != nil {
-		return nil, err
-	}
-	seed, err := pSeed(p)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckRowsPerStmt(sc, s.Int("rows-per-stmt")); err != nil {
-		return nil, err
-	}
-	vac, err := strconv.ParseBool(p["vacuum"])
-	if err != nil {
-		return nil, fmt.Errorf("--vacuum %q: want true or false", p["vacuum"])
-	}
-	return &insertW{params: p, schema: sc, rows: rows, workers: int(workers), seed: seed, vacuum: vac}, nil
-}
+// InsertOps are the op kinds Load records: each INSERT statement, each
+// BEGIN and each COMMIT.
+var InsertOps = metrics.Ops{"insert", "begin", "commit"}
 
 // CheckRowsPerStmt rejects multi-row statements past SQLite's bound
 // variable limit, naming the largest that fits.
@@ -90,15 +38,6 @@ func CheckRowsPerStmt(sc *Schema, rps int) error {
 	return nil
 }
 
-func (w *insertW) Name() string              { return "insert" }
-func (w *insertW) Ops() metrics.Ops          { return insertOps }
-func (w *insertW) Params() map[string]string { return w.params }
-func (w *insertW) Total() int64              { return w.rows }
-
-func (w *insertW) Setup(ctx context.Context, env *Env) error {
-	return CreateSchema(ctx, env.Session, w.schema)
-}
-
 // CreateSchema creates sc's table and indexes in the session's dialect.
 func CreateSchema(ctx context.Context, sess *target.Session, sc *Schema) error {
 	for _, q := range sess.Dialect().Create(sc.DDL) {
@@ -106,23 +45,6 @@ func CreateSchema(ctx context.Context, sess *target.Session, sc *Schema) error {
 			return fmt.Errorf("create %s: %w", sc.Name, err)
 		}
 	}
-	return nil
-}
-
-func (w *insertW) Run(ctx context.Context, env *Env) error {
-	err := Load(ctx, env, env.Session, LoadSpec{
-		Schema: w.schema, Seed: w.seed, From: 0, To: w.rows, Workers: w.workers,
-		Batch: env.Settings.Int("batch"), RowsPerStmt: env.Settings.Int("rows-per-stmt"),
-	})
-	env.End = time.Now()
-	if err != nil || !w.vacuum {
-		return err
-	}
-	t := time.Now()
-	if err := env.Session.DB().Exec(ctx, env.Session.Dialect().Vacuum(), nil); err != nil {
-		return fmt.Errorf("vacuum: %w", err)
-	}
-	env.Figure("vacuum", units.Seconds, units.Lower, time.Since(t).Seconds())
 	return nil
 }
 
@@ -158,7 +80,7 @@ func Load(ctx context.Context, env *Env, sess *target.Session, ls LoadSpec) erro
 	excluded := make([]time.Duration, ls.Workers)
 	recs := make([]*metrics.Recorder, ls.Workers)
 	for i := range recs {
-		recs[i] = env.NewRecorder(insertOps)
+		recs[i] = env.NewRecorder(InsertOps)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

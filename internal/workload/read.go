@@ -69,12 +69,12 @@ func ensureBench(ctx context.Context, env *Env, rows int64, seed uint64) error {
 	if err := CreateSchema(ctx, env.Session, sc); err != nil {
 		return err
 	}
-	return preload(ctx, env, sc, seed, rows)
+	return Preload(ctx, env, sc, seed, rows)
 }
 
-// preload inserts rows [0, rows) of sc as setup: the session's set-up
+// Preload inserts rows [0, rows) of sc as setup: the session's set-up
 // policy (prepared, retried until done), recorded nowhere, not measured.
-func preload(ctx context.Context, env *Env, sc *Schema, seed uint64, rows int64) error {
+func Preload(ctx context.Context, env *Env, sc *Schema, seed uint64, rows int64) error {
 	if rows == 0 {
 		return nil
 	}

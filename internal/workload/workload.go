@@ -7,14 +7,11 @@
 // statements, busy retries) the same way for all of them, and build their
 // SQL with the engine's dialect, so that they name no engine.
 //
-// Executors do not allocate or take a shared lock per operation: an
-// executor generates a row's values into its own arena, binds them as typed
-// arguments, scans into reused buffers, binds a transaction's prepared
-// statement once, and claims insert keys with one atomic add and a slot of
-// its own. TestExecutorAllocatesNothing guards this over a fake
-// connection. What the client does below is not the executor's: a pool
-// (database/sql's, or the direct clients') synchronises borrowing a
-// connection, and --write-mutex is a lock by request.
+// Workloads written as files (the built-ins insert, read, write and mixed
+// among them) are package spec's: it registers them here. This package
+// keeps the schemas, loading (Load, which allocates nothing per row:
+// TestInsertAllocatesNothing), and the native workloads a file cannot
+// express: scan, paginate and http.
 package workload
 
 import (
@@ -162,7 +159,14 @@ type Param struct {
 type Spec struct {
 	Name    string
 	Summary string
-	Params  []Param
+	// Kind is "native" for a workload written in Go, "file" for one
+	// written as a workload file (built in or not), "scripts" for pgbench
+	// scripts.
+	Kind   string
+	Params []Param
+	// Command is how a command line names the workload ("run my.toml");
+	// nil means its name.
+	Command []string
 	// SettingDefaults replaces settings' defaults for this workload (the
 	// user's flags still win), e.g. one row per write instead of 1000.
 	SettingDefaults map[string]string
@@ -174,7 +178,42 @@ type Spec struct {
 var specs = map[string]*Spec{}
 
 // Register adds a workload kind.
-func Register(s *Spec) { specs[s.Name] = s }
+func Register(s *Spec) {
+	if s.Kind == "" {
+		s.Kind = "native"
+	}
+	specs[s.Name] = s
+}
+
+// Definition is what rebuilds a workload defined by files in another
+// process: the texts it was read from (a worker job carries it).
+type Definition struct {
+	// Kind is "file" or "scripts".
+	Kind    string      `json:"kind"`
+	Sources []DefSource `json:"sources"`
+}
+
+// DefSource is one text of a definition.
+type DefSource struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+	// Weight is a script's weight (-f FILE@W); Init marks --init SQL.
+	Weight string `json:"weight,omitempty"`
+	Init   bool   `json:"init,omitempty"`
+}
+
+// Defined is a workload built from a definition rather than registered
+// by name.
+type Defined interface {
+	Definition() *Definition
+}
+
+// Parted is a workload some of whose op kinds are parts of others (the
+// statements of a transaction): PartOf names the whole, "" for a whole.
+// A part's results count in neither rates nor totals.
+type Parted interface {
+	PartOf(op int) string
+}
 
 // Get returns the workload kind called name.
 func Get(name string) (*Spec, error) {

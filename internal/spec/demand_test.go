@@ -1,40 +1,19 @@
-package workload
+package spec
 
 import (
 	"strings"
 	"testing"
 
 	"litebench/internal/settings"
+	"litebench/internal/workload"
 )
 
+// The resource demand of the built-in workloads (files) and of the native
+// ones: what the runs would hold, checked before anything starts.
 func TestDemand(t *testing.T) {
-	build := func(name string, params, set map[string]string) (Workload, settings.Settings) {
+	build := func(name string, params, set map[string]string) (workload.Workload, settings.Settings) {
 		t.Helper()
-		sp, err := Get(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := map[string]string{}
-		for _, x := range sp.Params {
-			p[x.Name] = x.Default
-		}
-		for k, v := range params {
-			p[k] = v
-		}
-		s := settings.Default()
-		for k, v := range sp.SettingDefaults {
-			s.Set(k, v)
-		}
-		for k, v := range set {
-			if err := s.Set(k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		w, err := sp.New(p, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w, s
+		return buildWorkload(t, name, params, set)
 	}
 	for _, c := range []struct {
 		name     string
@@ -63,17 +42,17 @@ func TestDemand(t *testing.T) {
 		{"http", map[string]string{"url": "http://127.0.0.1:1/", "concurrency": "50"}, nil, "--concurrency 50", 0, 50, 50, false},
 	} {
 		w, s := build(c.name, c.params, c.set)
-		d, ok := Demand(w, s)
+		d, ok := workload.Demand(w, s)
 		if !ok || d.Flags != c.flags || d.Conns != c.conns || d.Sockets != c.sockets || d.Histograms != c.hists || d.InMemory != c.inMemory {
 			t.Errorf("%s %v %v: %+v", c.name, c.params, c.set, d)
 		}
 	}
 	w, s := build("scan", nil, nil)
-	if _, ok := Demand(w, s); ok {
+	if _, ok := workload.Demand(w, s); ok {
 		t.Error("scan has a demand")
 	}
 	w, s = build("http", map[string]string{"strategy": "file", "concurrency": "7"}, nil)
-	if d, _ := Demand(w, s); d.Files != 7 || !strings.Contains(d.Flags, "--concurrency 7") {
+	if d, _ := workload.Demand(w, s); d.Files != 7 || !strings.Contains(d.Flags, "--concurrency 7") {
 		t.Errorf("file control: %+v", d)
 	}
 }

@@ -1,0 +1,3 @@
+\if :x = 1
+SELECT 1;
+\endif

@@ -1,0 +1,2 @@
+\set aid random(1, 10)
+\sleep 1 ms

@@ -1,0 +1,3 @@
+\set aid random(1, 10)
+\shell echo hi
+SELECT :aid;

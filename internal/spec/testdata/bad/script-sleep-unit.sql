@@ -1,0 +1,2 @@
+\sleep 10 minutes
+SELECT 1;
