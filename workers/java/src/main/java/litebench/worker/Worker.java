@@ -315,12 +315,28 @@ final class Worker {
       this.out = out;
     }
 
-    private void tick(long now) {
+    /**
+     * Sends what the live recorders saw since the last tick. The time is read
+     * after the recorders were swapped, so an interval never ends before the
+     * operations it holds (live recorders hold measured operations only).
+     * The last tick, when the run has ended, is sent if it holds operations
+     * or if it spans a tenth of a period, so that short runs have a series
+     * too and the intervals add up to the final counts.
+     */
+    private void tick(boolean end) {
       String[] ops = wl.ops();
       Recorder.Interval[] iv = Recorder.takeInterval(ops.length, env.recorders);
+      long now = System.nanoTime();
       long st = env.start;
       if (st == Env.UNSET || now - st < 0) {
         return; // warm-up
+      }
+      boolean any = false;
+      for (Recorder.Interval x : iv) {
+        any = any || x.count > 0 || x.errs > 0;
+      }
+      if (end && !any && last != Env.UNSET && now - last <= every / 10) {
+        return;
       }
       long from = st;
       if (last != Env.UNSET && last - st > 0) {
@@ -368,18 +384,14 @@ final class Worker {
           }
           continue;
         }
-        tick(System.nanoTime());
+        tick(false);
         next += every;
         long now = System.nanoTime();
         if (next - now < 0) {
           next = now + every - Math.floorMod(now - next, every); // skip missed ticks, as a ticker does
         }
       }
-      // A last, partial interval, so short runs have a series too.
-      long now = System.nanoTime();
-      if (last == Env.UNSET || now - last > every / 10) {
-        tick(now);
-      }
+      tick(true);
     }
 
     void finish() {
