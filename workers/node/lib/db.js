@@ -104,7 +104,7 @@ function fingerprint(db, plan) {
 // it is created or reused: a new path beside no journal, or a regular,
 // non-empty SQLite file stamped as a bench database that holds only the
 // workloads' tables. It writes nothing.
-function checkPath(path, attach) {
+function checkPath(path) {
   const lstat = (p) => {
     try {
       return fs.lstatSync(p);
@@ -150,23 +150,21 @@ function checkPath(path, attach) {
       `${path} is a SQLite database litebench did not create (application_id 0x${appID.toString(16)}): ${fixNew}`,
     );
   }
-  if (!attach) {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    try {
-      for (const o of db.prepare('SELECT type, name FROM sqlite_master').all()) {
-        const name = o.name.toLowerCase();
-        if (name.startsWith('sqlite_') && (o.type === 'table' || o.type === 'index')) {
-          continue;
-        }
-        if ((o.type !== 'table' && o.type !== 'index') || !BENCH_OBJECTS.has(name)) {
-          throw new Error(
-            `${path} holds ${o.type} ${JSON.stringify(o.name)} that litebench did not create: litebench leaves it alone: name a new file, or remove it yourself`,
-          );
-        }
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    for (const o of db.prepare('SELECT type, name FROM sqlite_master').all()) {
+      const name = o.name.toLowerCase();
+      if (name.startsWith('sqlite_') && (o.type === 'table' || o.type === 'index')) {
+        continue;
       }
-    } finally {
-      db.close();
+      if ((o.type !== 'table' && o.type !== 'index') || !BENCH_OBJECTS.has(name)) {
+        throw new Error(
+          `${path} holds ${o.type} ${JSON.stringify(o.name)} that litebench did not create: litebench leaves it alone: name a new file, or remove it yourself`,
+        );
+      }
     }
+  } finally {
+    db.close();
   }
   return true;
 }

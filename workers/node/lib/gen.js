@@ -43,13 +43,19 @@ function drawRow(seed, stream, i) {
   u.draw(seed.h, seed.l, stream.h, stream.l, u.hiOf(i), u.loOf(i));
 }
 
-// Zipf is the zipfian of §5 (Gray et al., as YCSB) over n items.
+// Zipf is the zipfian of §5 (Gray et al., as YCSB) over n items. zetan,
+// the sum that costs O(n), may be given (a thread reuses the one computed
+// at set-up).
 class Zipf {
-  constructor(n, theta) {
+  constructor(n, theta, zetan) {
     n = Math.max(n, 1);
     let zn = 0;
-    for (let i = 1; i <= n; i++) {
-      zn += 1 / pow(i, theta);
+    if (zetan !== undefined) {
+      zn = zetan;
+    } else {
+      for (let i = 1; i <= n; i++) {
+        zn += 1 / pow(i, theta);
+      }
     }
     this.n = n;
     this.zetan = zn;

@@ -13,6 +13,7 @@ const S = require('./shared');
 const { resolve, JobError, TARGET } = require('./settings');
 const { merge } = require('./recorder');
 const { Hist } = require('./hist');
+const { Zipf } = require('./gen');
 const { INSERT_OPS } = require('./insert');
 const { RW_OPS } = require('./ops');
 
@@ -211,6 +212,8 @@ class Controller {
     this.opsNames = job.workload === 'insert' ? INSERT_OPS : job.workload === 'scan' ? ['scan'] : RW_OPS;
     this.liveOps = job.workload !== 'insert' && job.workload !== 'scan';
     const sab = S.create(this.maxThreads, open ? w.maxInflight : Math.max(plan.threads, 1));
+    // The zipfian's O(rows) sum, computed once for every thread.
+    this.zetan = w.keys && w.keys !== 'uniform' ? new Zipf(Math.max(w.rows, 1), w.theta).zetan : undefined;
     this.shared = { sab, v: S.view(sab) };
     if (this.cancelled) {
       this.cancel();
@@ -250,15 +253,15 @@ class Controller {
   }
 
   // spawn starts thread index in role; threads that run operations get
-  // live interval counters.
+  // live interval counters when the job asks for intervals.
   spawn(index, role) {
     let live = null;
-    if (this.liveOps && role !== 'dispatch') {
+    if (this.liveOps && role !== 'dispatch' && this.job.interval_ns > 0) {
       live = S.Live.alloc(2);
       this.lives.push(new S.Live(live, 2));
     }
     return new Worker(THREAD, {
-      workerData: { job: this.job, index, role, sab: this.shared.sab, live, base: this.base },
+      workerData: { job: this.job, index, role, sab: this.shared.sab, live, base: this.base, zetan: this.zetan },
       stdout: false,
       stderr: false,
     });

@@ -69,7 +69,7 @@ function openSession() {
     T.ack = (first, n) => parentPort.postMessage({ t: 'ack', seqs: [first], rows: [n] });
   }
   if (w.keys && w.keys !== 'uniform') {
-    T.zipf = new gen.Zipf(Math.max(w.rows, 1), w.theta);
+    T.zipf = new gen.Zipf(Math.max(w.rows, 1), w.theta, workerData.zetan);
   }
 }
 
@@ -134,7 +134,7 @@ function setup() {
   const t0 = now();
   const memory = plan.settings['in-memory'] === 'true';
   if (!memory) {
-    db.checkPath(job.path, job.attach);
+    db.checkPath(job.path);
   }
   openSession();
   const c = T.sess.pool();
