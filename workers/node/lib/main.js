@@ -183,9 +183,8 @@ class Controller {
     for (const i of [S.STOP, S.PUB, S.GO, S.RUNNING]) {
       Atomics.notify(ctl, i);
     }
-    if (Atomics.load(ctl, S.GO) === 0 && this.run && this.run.starting) {
-      Atomics.store(ctl, S.GO, 1);
-      Atomics.notify(ctl, S.GO);
+    if (this.run && this.run.starting) {
+      release(this.shared.v);
     }
   }
 
@@ -280,6 +279,18 @@ class Controller {
   }
 }
 
+// release lets threads still waiting to start go, once the run is
+// stopped: they see the stop and end at once, having measured nothing.
+function release(v) {
+  if (Atomics.load(v.ctl, S.GO) === 0) {
+    if (v.times[S.T0] === 0) {
+      v.times[S.T0] = clock.now();
+    }
+    Atomics.store(v.ctl, S.GO, 1);
+    Atomics.notify(v.ctl, S.GO);
+  }
+}
+
 // Run is one measured part: it starts the threads, releases them at once,
 // samples intervals, relays acks and spawns open-loop executors, and
 // assembles the final event from every thread's result.
@@ -359,17 +370,14 @@ class Run {
     for (const i of [S.STOP, S.PUB, S.GO, S.RUNNING]) {
       Atomics.notify(ctl, i);
     }
-    if (Atomics.load(ctl, S.GO) === 0) {
-      Atomics.store(ctl, S.GO, 1);
-      Atomics.notify(ctl, S.GO);
-    }
+    release(this.v);
   }
 
   message(index, m) {
     switch (m.t) {
       case 'ready':
         this.ready.add(index);
-        if (this.ready.size === this.expectReady) {
+        if (this.ready.size === this.expectReady && Atomics.load(this.v.ctl, S.GO) === 0) {
           this.go();
         }
         return;
