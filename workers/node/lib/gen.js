@@ -14,6 +14,7 @@ const u = require('./u64');
 const { pow, log1p } = require('./fmath');
 
 const R = u.R;
+const mixUnit = u.mixUnit;
 
 const STREAM_UUID_LOW = 0xa5a5a5a5;
 const STREAM_WORDS = 0x5bd1e995;
@@ -101,11 +102,14 @@ class KeyGen {
     if (n <= 1) {
       return 0;
     }
-    u.add(this.sh, this.sl, u.GAMMA_H, u.GAMMA_L);
-    this.sh = R.h;
-    this.sl = R.l;
-    u.mix(R.h, R.l);
-    const x = u.unit(R.h, R.l);
+    // s += GAMMA; x = unit(mix(s))
+    let l = this.sl + u.GAMMA_L;
+    const carry = l >= u.TWO32 ? 1 : 0;
+    l -= carry * u.TWO32;
+    const h = (this.sh + u.GAMMA_H + carry) >>> 0;
+    this.sh = h;
+    this.sl = l;
+    const x = mixUnit(h, l);
     switch (this.kind) {
       case 1:
         return scatter(this.zipf.rank(x), n);

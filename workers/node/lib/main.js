@@ -488,7 +488,7 @@ class Run {
     const { times } = this.v;
     let n = 0;
     for (let i = 0; i < this.c.maxThreads; i++) {
-      n += times[S.DONE + i];
+      n += times[S.doneAt(i)];
     }
     return n;
   }

@@ -5,8 +5,7 @@
 // (each thread runs its role until the duration or count is reached) and
 // the open loop (a dispatcher thread schedules operations at the rate; up
 // to --max-inflight executor threads run them, each started when none is
-// idle). An operation's key or row values are computed before its clock
-// starts; its service time is the database's.
+// idle).
 
 const { now } = require('./clock');
 const db = require('./db');
@@ -22,6 +21,9 @@ const RW_OPS = ['read', 'write'];
 // LATE_AFTER is how far behind schedule an open-loop operation may start
 // before it counts as late.
 const LATE_AFTER = 1e6;
+
+// TALLY_EVERY bounds how long a thread's progress count may lag (ns).
+const TALLY_EVERY = 10e6;
 
 // MISSING is a read that found no row where one was expected.
 class Missing extends Error {}
@@ -245,7 +247,7 @@ function closedLoop(T, ex, role) {
   const { ctl, times } = T.v;
   const w = T.plan.w;
   const rec = T.rec;
-  const doneAt = S.DONE + T.index;
+  const doneAt = S.doneAt(T.index);
   let measuring = Atomics.load(ctl, S.PHASE) === 2;
   let deadline = measuring ? times[S.DEADLINE] : 0;
   const warmEnd = times[S.T0] + w.warmup;
@@ -255,6 +257,7 @@ function closedLoop(T, ex, role) {
   let interrupted = 0;
   let done = 0;
   let t = now();
+  let flushed = t;
   while (Atomics.load(ctl, S.STOP) === 0) {
     if (!measuring) {
       if (Atomics.load(ctl, S.PHASE) !== 2 && t >= warmEnd) {
@@ -280,10 +283,13 @@ function closedLoop(T, ex, role) {
       }
       issued++;
     }
+    // The operation's time runs from the end of the one before, as the Go
+    // worker's runs from the top of its loop: the checks above and the
+    // key or row values are in it (one clock read per operation).
+    const s = t;
     ex.prep(role);
     let retries = 0;
     let err = null;
-    const s = now();
     try {
       retries = ex.run(role);
     } catch (e) {
@@ -315,14 +321,22 @@ function closedLoop(T, ex, role) {
     if (!measuring) {
       continue;
     }
-    rec.retry(role, retries);
+    if (retries !== 0) {
+      rec.retry(role, retries);
+    }
     if (deadline > 0 && e > deadline) {
       rec.observeOverrun(role, took); // in the latency, not the count
       continue;
     }
     rec.observe(role, 1, took);
-    times[doneAt] = ++done;
+    // Progress in batches, every 64 operations or 10 ms (loadgen's tally);
+    // the count is exact once the loop ends.
+    if ((++done & 63) === 0 || e - flushed >= TALLY_EVERY) {
+      times[doneAt] = done;
+      flushed = e;
+    }
   }
+  times[doneAt] = done;
   return { issued, interrupted };
 }
 
@@ -359,10 +373,11 @@ function openExecutor(T, ex) {
   const t0 = times[S.T0];
   const warm = w.warmup;
   const lag = new Hist(2);
-  const doneAt = S.DONE + T.index;
+  const doneAt = S.doneAt(T.index);
   let dropped = 0;
   let interrupted = 0;
   let done = 0;
+  let flushed = 0;
   for (;;) {
     const k = takeTicket(ctl);
     if (k === null) {
@@ -380,12 +395,12 @@ function openExecutor(T, ex) {
       continue;
     }
     Atomics.sub(ctl, S.IDLE, 1);
+    const s = now();
+    const late = s - t0 - due;
     const op = gen.writeOp(seed, seq, w.ratio) ? OP_WRITE : OP_READ;
     ex.prep(op);
     let retries = 0;
     let err = null;
-    const s = now();
-    const late = s - t0 - due;
     if (measured) {
       lag.record(Math.max(late, 1));
     }
@@ -410,12 +425,18 @@ function openExecutor(T, ex) {
         rec.error(op, kind);
       }
     } else if (measured) {
-      rec.retry(op, retries);
+      if (retries !== 0) {
+        rec.retry(op, retries);
+      }
       rec.observeScheduled(op, e - s, e - t0 - due, late > LATE_AFTER);
-      times[doneAt] = ++done;
+      if ((++done & 63) === 0 || e - flushed >= TALLY_EVERY) {
+        times[doneAt] = done;
+        flushed = e;
+      }
     }
     Atomics.add(ctl, S.IDLE, 1);
   }
+  times[doneAt] = done;
   return { dropped, interrupted, lag: lag.counts };
 }
 

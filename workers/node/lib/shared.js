@@ -25,7 +25,13 @@ const T0 = 0; // the run's start
 const START = 1; // the measured start
 const DEADLINE = 2; // the end of the measured window (0: none)
 const CANCEL_AT = 3; // when the run was cancelled
-const DONE = 8; // DONE + t: rows or operations thread t has done
+const DONE = 8; // doneAt(t): rows or operations thread t has done
+
+// doneAt is thread t's done counter: one 64-byte line each, so that
+// threads counting do not share a cache line.
+function doneAt(t) {
+  return DONE + 8 * t;
+}
 
 // The open loop's ticket ring: more slots than tickets may wait (QUEUE, as
 // the Go worker's channel), and a slot is rewritten only once read.
@@ -36,7 +42,7 @@ const QUEUE = 1024;
 function create(threads, executors) {
   return {
     ctl: new SharedArrayBuffer(4 * CTL_WORDS),
-    times: new SharedArrayBuffer(8 * (DONE + threads + 1)),
+    times: new SharedArrayBuffer(8 * (doneAt(threads) + 1)),
     // left (count quota), next and visible (claimed keys), then one slot
     // per executor (the insert it has in flight).
     big: new SharedArrayBuffer(8 * (3 + executors)),
@@ -245,6 +251,7 @@ module.exports = {
   DEADLINE,
   CANCEL_AT,
   DONE,
+  doneAt,
   RING,
   QUEUE,
   create,

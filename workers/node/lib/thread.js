@@ -193,7 +193,7 @@ function insertRange() {
 
 function runInsert() {
   T.rec = new Recorder(INSERT_OPS);
-  const doneAt = S.DONE + index;
+  const doneAt = S.doneAt(index);
   let done = 0;
   const ins = new Inserter({
     schema: w.schema,
@@ -248,14 +248,14 @@ function runScan() {
     }
     n++;
     if ((n & 0xffff) === 0) {
-      v.times[S.DONE] = n;
+      v.times[S.doneAt(0)] = n;
       if (T.stopped()) {
         break;
       }
     }
   }
   const end = now();
-  v.times[S.DONE] = n;
+  v.times[S.doneAt(0)] = n;
   if (bad) {
     T.fatal(`row ID ${bad.ID}: hash mismatch: stored hash ${bad.hash} is not the SHA-256 of rand ${bad.rand}`);
     return { start, end };

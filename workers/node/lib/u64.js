@@ -12,18 +12,20 @@ const TWO32 = 4294967296;
 // Result registers: the last result's high and low 32 bits.
 const R = { h: 0, l: 0 };
 
+// mulHi returns the high 32 bits of a * b for uint32 a and b (16-bit limbs
+// keep every partial product exact).
+function mulHi(a, b) {
+  const a0 = a & 0xffff;
+  const a1 = a >>> 16;
+  const b0 = b & 0xffff;
+  const b1 = b >>> 16;
+  const mid = a1 * b0 + a0 * b1; // < 2^33, exact
+  return a1 * b1 + Math.floor((mid + ((a0 * b0) >>> 16)) / 65536);
+}
+
 // mul sets R to the low 64 bits of (ah:al) * (bh:bl).
 function mul(ah, al, bh, bl) {
-  const a0 = al & 0xffff;
-  const a1 = al >>> 16;
-  const b0 = bl & 0xffff;
-  const b1 = bl >>> 16;
-  const p00 = a0 * b0; // < 2^32
-  const mid = a1 * b0 + a0 * b1; // < 2^33, exact
-  // al*bl = a1*b1*2^32 + mid*2^16 + p00: its high word, then the cross terms
-  // (only their low 32 bits reach the result).
-  const hi = a1 * b1 + Math.floor((mid + (p00 >>> 16)) / 65536);
-  R.h = (hi + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
+  R.h = (mulHi(al, bl) + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
   R.l = Math.imul(al, bl) >>> 0;
 }
 
@@ -43,35 +45,58 @@ const M1_L = 0x1ce4e5b9;
 const M2_H = 0x94d049bb;
 const M2_L = 0x133111eb;
 
+// The finaliser's result, for the two functions below (module variables:
+// no object between them).
+let mh = 0;
+let ml = 0;
+
+// finalise sets (mh:ml) to splitmix64's finaliser of (h:l), in local
+// variables.
+function finalise(h, l) {
+  // z = (z ^ (z >> 30)) * M1
+  let xl = (l ^ ((l >>> 30) | (h << 2))) >>> 0;
+  let xh = (h ^ (h >>> 30)) >>> 0;
+  h = (mulHi(xl, M1_L) + Math.imul(xh, M1_L) + Math.imul(xl, M1_H)) >>> 0;
+  l = Math.imul(xl, M1_L) >>> 0;
+  // z = (z ^ (z >> 27)) * M2
+  xl = (l ^ ((l >>> 27) | (h << 5))) >>> 0;
+  xh = (h ^ (h >>> 27)) >>> 0;
+  h = (mulHi(xl, M2_L) + Math.imul(xh, M2_L) + Math.imul(xl, M2_H)) >>> 0;
+  l = Math.imul(xl, M2_L) >>> 0;
+  // z ^ (z >> 31)
+  ml = (l ^ ((l >>> 31) | (h << 1))) >>> 0;
+  mh = (h ^ (h >>> 31)) >>> 0;
+}
+
 // mix sets R to splitmix64's finaliser of (h:l).
 function mix(h, l) {
-  // z ^= z >> 30
-  l = (l ^ ((l >>> 30) | (h << 2))) >>> 0;
-  h = (h ^ (h >>> 30)) >>> 0;
-  mul(h, l, M1_H, M1_L);
-  h = R.h;
-  l = R.l;
-  // z ^= z >> 27
-  l = (l ^ ((l >>> 27) | (h << 5))) >>> 0;
-  h = (h ^ (h >>> 27)) >>> 0;
-  mul(h, l, M2_H, M2_L);
-  h = R.h;
-  l = R.l;
-  // z ^= z >> 31
-  R.l = (l ^ ((l >>> 31) | (h << 1))) >>> 0;
-  R.h = (h ^ (h >>> 31)) >>> 0;
+  finalise(h, l);
+  R.h = mh;
+  R.l = ml;
+}
+
+// mixUnit is unit(mix(h:l)), the number a key or an arrival gap is drawn
+// from.
+function mixUnit(h, l) {
+  finalise(h, l);
+  return unit(mh, ml);
 }
 
 // draw sets R to value (ih:il) of stream (th:tl) under seed (sh:sl):
 // mix((seed ^ stream) * GAMMA + index * M1 + M2).
 function draw(sh, sl, th, tl, ih, il) {
-  mul((sh ^ th) >>> 0, (sl ^ tl) >>> 0, GAMMA_H, GAMMA_L);
-  const xh = R.h;
-  const xl = R.l;
-  mul(ih, il, M1_H, M1_L);
-  add(xh, xl, R.h, R.l);
-  add(R.h, R.l, M2_H, M2_L);
-  mix(R.h, R.l);
+  const xh = (sh ^ th) >>> 0;
+  const xl = (sl ^ tl) >>> 0;
+  let h = (mulHi(xl, GAMMA_L) + Math.imul(xh, GAMMA_L) + Math.imul(xl, GAMMA_H)) >>> 0;
+  let l = Math.imul(xl, GAMMA_L) >>> 0;
+  const ph = (mulHi(il, M1_L) + Math.imul(ih, M1_L) + Math.imul(il, M1_H)) >>> 0;
+  let sum = l + (Math.imul(il, M1_L) >>> 0);
+  let carry = sum >= TWO32 ? 1 : 0;
+  l = sum - carry * TWO32;
+  h = (h + ph + carry) >>> 0;
+  sum = l + M2_L;
+  carry = sum >= TWO32 ? 1 : 0;
+  mix((h + M2_H + carry) >>> 0, sum - carry * TWO32);
 }
 
 // hiOf and loOf split a non-negative integer below 2^53 (a row index, a
@@ -112,4 +137,4 @@ function fromBig(b) {
   R.l = Number(x & 0xffffffffn);
 }
 
-module.exports = { R, TWO32, mul, add, mix, draw, hiOf, loOf, unit, mod, toBig, fromBig, GAMMA_H, GAMMA_L };
+module.exports = { R, TWO32, mul, add, mix, mixUnit, draw, hiOf, loOf, unit, mod, toBig, fromBig, GAMMA_H, GAMMA_L };
