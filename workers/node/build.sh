@@ -17,11 +17,18 @@ if [ "$major" -lt 20 ]; then
   echo "workers/node: node $(node --version) is too old: install Node.js 20 or later"
   exit 2
 fi
+# Some packages ship Go source (flatted does): a go.mod makes node_modules a
+# module of its own, which the Go tool's ./... leaves out of litebench.
+guard() {
+  printf 'module litebench/workers/node/node_modules\n\n// npm installs this directory; the go tool leaves it alone.\n' >node_modules/go.mod
+}
 stamp=node_modules/.litebench-build
 want="$(node --version) $(sha256sum package-lock.json | cut -d' ' -f1)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && node worker.js --check >/dev/null 2>&1; then
+  guard
   exit 0
 fi
 npm ci --no-audit --no-fund --loglevel=error
+guard
 node worker.js --check >/dev/null
 echo "$want" >"$stamp"

@@ -81,20 +81,29 @@ class Controller {
     this.exit(1);
   }
 
+  // broken ends a conversation whose input cannot be read: the error, then
+  // what is in progress is cancelled and answered, and the worker exits.
+  broken(msg) {
+    this.send({ t: 'error', error: oneLine(msg) });
+    process.exitCode = 1;
+    this.eof = true;
+    this.queue.length = 0;
+    this.cancel();
+    this.pump();
+  }
+
   line(text) {
-    if (text.trim() === '') {
+    if (this.eof || text.trim() === '') {
       return;
     }
     let ev;
     try {
       ev = JSON.parse(text);
     } catch (e) {
-      this.cancel();
-      return this.fail(`worker protocol: bad message ${JSON.stringify(text.slice(0, 80))}: ${e.message}`);
+      return this.broken(`worker protocol: bad message ${JSON.stringify(text.slice(0, 80))}: ${e.message}`);
     }
     if (!ev || typeof ev.t !== 'string' || ev.t === '') {
-      this.cancel();
-      return this.fail(`worker protocol: message without "t": ${JSON.stringify(text.slice(0, 80))}`);
+      return this.broken(`worker protocol: message without "t": ${JSON.stringify(text.slice(0, 80))}`);
     }
     if (ev.t === 'cancel') {
       return this.cancel();
@@ -117,7 +126,7 @@ class Controller {
         await this.handle(ev);
       }
       if (this.eof || this.closing) {
-        this.exit(0);
+        this.exit(process.exitCode || 0);
       }
     } finally {
       this.busy = false;
