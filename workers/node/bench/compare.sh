@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The worker against plain better-sqlite3 loops on the same jobs, interleaved
+# (3 rounds, medians): a 1M-row insert (prepared, 1,000-row transactions, WAL,
+# synchronous OFF, one row per statement) and 10 s of single-thread point
+# reads by uniform random id over 100,000 rows.
+#
+#   workers/node/bench/compare.sh [ROWS] [READ_ROWS] [SECONDS] [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./build.sh
+rows=${1:-1000000}
+read_rows=${2:-100000}
+secs=${3:-10}
+rounds=${4:-3}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+figure() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const o=JSON.parse(s);console.log(Object.values(o)[0].toFixed(0))})'; }
+declare -a pi wi pr wr
+for r in $(seq "$rounds"); do
+  pi+=("$(node bench/plain-insert.js "$dir" "$rows" | figure)")
+  wi+=("$(node bench/run-worker.js "$dir" insert "$rows" | figure)")
+  pr+=("$(node bench/plain-read.js "$dir" "$read_rows" "$secs" | figure)")
+  wr+=("$(node bench/run-worker.js "$dir" read "$read_rows" "$secs" | figure)")
+  echo "round $r: insert rows/s plain ${pi[-1]} worker ${wi[-1]}; reads ops/s plain ${pr[-1]} worker ${wr[-1]}"
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+report() {
+  local name=$1 p w
+  p=$(median "${@:2:$rounds}")
+  w=$(median "${@:$((2 + rounds)):$rounds}")
+  echo "$name: plain $p, worker $w, worker/plain $(node -p "($w / $p).toFixed(3)")"
+}
+report "insert rows/s" "${pi[@]}" "${wi[@]}"
+report "point reads ops/s" "${pr[@]}" "${wr[@]}"

@@ -1,0 +1,54 @@
+'use strict';
+// The plain loop the worker's point reads are compared with: better-sqlite3
+// alone, one prepared SELECT by primary key at uniformly random ids on one
+// thread for a duration, over a bench table loaded beforehand (WAL,
+// synchronous OFF). Prints {"ops_per_s": …}.
+//
+//   node bench/plain-read.js DIR [ROWS] [SECONDS]
+
+const path = require('path');
+const fs = require('fs');
+const Database = require('better-sqlite3');
+const { performance } = require('perf_hooks');
+const gen = require('../lib/gen');
+const { SCHEMAS } = require('../lib/schemas');
+
+const dir = process.argv[2];
+const rows = Number(process.argv[3] || 100000);
+const seconds = Number(process.argv[4] || 10);
+const file = path.join(dir, 'plain-read.db');
+
+const db = new Database(file);
+db.pragma('journal_mode = wal');
+db.pragma('synchronous = off');
+db.exec('CREATE TABLE bench(ID int PRIMARY KEY, rand TEXT, hash TEXT)');
+const insert = db.prepare('INSERT INTO bench(ID,rand,hash) VALUES (?,?,?)');
+const seed = gen.seedOf(1);
+const row = new Array(3);
+db.transaction(() => {
+  for (let i = 0; i < rows; i++) {
+    SCHEMAS.bench.table.row(seed, i, row);
+    insert.run(row[0], row[1], row[2]);
+  }
+})();
+
+const select = db.prepare('SELECT ID,rand,hash FROM bench WHERE ID = ?');
+const start = performance.now();
+const until = start + seconds * 1e3;
+let n = 0;
+let t = start;
+while (t < until) {
+  for (let k = 0; k < 256; k++) {
+    if (select.get(Math.floor(Math.random() * rows)) === undefined) {
+      throw new Error('row not found');
+    }
+  }
+  n += 256;
+  t = performance.now();
+}
+const elapsed = (t - start) / 1e3;
+db.close();
+for (const s of ['', '-wal', '-shm']) {
+  fs.rmSync(file + s, { force: true });
+}
+process.stdout.write(JSON.stringify({ ops_per_s: n / elapsed }) + '\n');

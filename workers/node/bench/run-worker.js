@@ -1,0 +1,56 @@
+'use strict';
+// Runs one job through the worker (the protocol, as litebench would) and
+// prints its throughput: {"rows_per_s": …} for insert, {"ops_per_s": …}
+// otherwise (done over elapsed_s of the final event).
+//
+//   node bench/run-worker.js DIR insert ROWS
+//   node bench/run-worker.js DIR read ROWS SECONDS
+
+const path = require('path');
+const fs = require('fs');
+const readline = require('readline');
+const { spawn } = require('child_process');
+
+const [dir, workload, rows, seconds] = process.argv.slice(2);
+const file = path.join(dir, `worker-${workload}.db`);
+const job = {
+  run_id: 'bench',
+  workload,
+  target: 'node-better-sqlite3',
+  path: file,
+  params: workload === 'insert' ? { rows } : { rows, duration: `${seconds}s`, workers: '1', keys: 'uniform' },
+  settings: {
+    journal: 'wal',
+    sync: 'off',
+    prepared: 'true',
+    'rows-per-stmt': '1',
+    batch: workload === 'insert' ? '1000' : '1',
+  },
+};
+const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker.js')], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
+const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
+readline.createInterface({ input: child.stdout }).on('line', (line) => {
+  const ev = JSON.parse(line);
+  if (ev.t === 'error') {
+    throw new Error(ev.error);
+  }
+  if (ev.t === 'setup_done') {
+    send({ t: 'run' });
+  }
+  if (ev.t === 'final') {
+    if (ev.status !== 'ok') {
+      throw new Error(`final ${ev.status}: ${ev.error}`);
+    }
+    send({ t: 'close' });
+    child.stdin.end();
+    for (const s of ['', '-wal', '-shm']) {
+      fs.rmSync(file + s, { force: true });
+    }
+    const key = workload === 'insert' ? 'rows_per_s' : 'ops_per_s';
+    process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s }) + '\n');
+  }
+});
+send({ t: 'hello', protocol: 1 });
+send({ t: 'setup', job });

@@ -1,0 +1,68 @@
+'use strict';
+// The histogram layout against hdr-histogram-js's, the round trip through
+// the wire form, and the statistics on a known distribution.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { Hist, Layout, HIGHEST } = require('../lib/hist');
+
+function* values() {
+  for (let v = 1; v < 5000; v++) {
+    yield v;
+  }
+  let x = 1;
+  for (let i = 0; i < 20000; i++) {
+    x = (x * 48271) % 2147483647;
+    yield 1 + Math.floor((x / 2147483647) * Math.pow(2, 1 + (i % 39)));
+  }
+  for (let e = 1; e < 40; e++) {
+    const p = Math.pow(2, e);
+    yield p - 1;
+    yield p;
+    yield p + 1;
+  }
+  yield HIGHEST;
+}
+
+for (const sigfigs of [2, 3]) {
+  test(`layout with ${sigfigs} significant figures is hdr-histogram-js's`, () => {
+    const L = Layout.of(sigfigs);
+    const lib = L.library();
+    for (const v of values()) {
+      if (v > HIGHEST) {
+        continue;
+      }
+      const idx = L.index(v);
+      assert.equal(idx, lib.countsArrayIndex(v), `index of ${v}`);
+      assert.equal(L.valueFromIndex(idx), lib.valueFromIndex(idx), `value of index ${idx}`);
+      assert.equal(L.lowestEquivalent(v), lib.lowestEquivalentValue(v), `lowest equivalent of ${v}`);
+      assert.equal(L.highestEquivalent(v), lib.highestEquivalentValue(v), `highest equivalent of ${v}`);
+    }
+  });
+}
+
+test('encode and decode keep every count', () => {
+  const h = new Hist(3);
+  for (const v of values()) {
+    h.record(v);
+  }
+  const back = Hist.decode(h.encode());
+  assert.equal(back.total, h.total);
+  assert.deepEqual(Array.from(back.counts), Array.from(h.counts));
+  assert.equal(new Hist(3).encode(), '');
+  assert.equal(Hist.decode('').total, 0);
+});
+
+test('statistics of 1..1000 µs', () => {
+  const h = new Hist(3);
+  for (let i = 1; i <= 1000; i++) {
+    h.record(i * 1000);
+  }
+  const s = h.summary();
+  assert.equal(s.count, 1000);
+  assert.equal(s.min, 1);
+  assert.equal(s.p50, 500.223); // 500 µs, to 3 significant figures' bucket end
+  assert.equal(s.max, 1000.447);
+  assert.ok(Math.abs(s.mean - 500.5) < 0.5, `mean ${s.mean}`);
+  assert.ok(s.p99 >= 990 && s.p99 <= 991, `p99 ${s.p99}`);
+});
