@@ -182,7 +182,19 @@ func (c *client) Version() (string, error) {
 		}
 		c.ver = h.EngineVersion
 		if c.ver == "" {
-			c.err = errors.New("its hello names no SQLite version")
+			// Not every worker says it in hello: set up a one-row
+			// in-memory job and read what setup_done reports.
+			job := &worker.Job{RunID: "version", Workload: "insert", Target: c.w.Name, Path: "litebench-version",
+				Params: map[string]string{"rows": "1"}, Settings: map[string]string{"in-memory": "true"}}
+			ev, err := p.Setup(ctx, job)
+			if err != nil {
+				c.err = err
+				return
+			}
+			c.ver = ev.EngineVersion
+		}
+		if c.ver == "" {
+			c.err = errors.New("the worker names no SQLite version")
 		}
 	})
 	return c.ver, c.err
