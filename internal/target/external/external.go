@@ -38,6 +38,8 @@ type Worker struct {
 	Args []string
 	// Driver names the driver, as list targets shows it.
 	Driver string
+	// Missing, when set, says why this checkout has no such worker.
+	Missing string
 }
 
 // Workers are the external targets litebench knows.
@@ -55,7 +57,8 @@ var Workers = []Worker{
 	{Name: "go-crawshaw", Lang: "go", Dir: "go-crawshaw", Built: "litebench-worker-crawshaw", Build: "workers/go-crawshaw/build.sh",
 		Args: []string{"workers/go-crawshaw/litebench-worker-crawshaw"}, Driver: "crawshaw.io/sqlite"},
 	{Name: "go-sqlite-lite", Lang: "go", Dir: "go-sqlite-lite", Built: "litebench-worker-sqlite-lite", Build: "workers/go-sqlite-lite/build.sh",
-		Args: []string{"workers/go-sqlite-lite/litebench-worker-sqlite-lite"}, Driver: "github.com/bvinc/go-sqlite-lite"},
+		Args: []string{"workers/go-sqlite-lite/litebench-worker-sqlite-lite"}, Driver: "github.com/bvinc/go-sqlite-lite",
+		Missing: "no worker: github.com/bvinc/go-sqlite-lite is not available from the Go module proxy"},
 }
 
 // EnvRoot names the repository (the directory holding workers/) when
@@ -69,6 +72,9 @@ func init() {
 			continue // an installed binary without the repository: nothing to list
 		}
 		if _, err := os.Stat(filepath.Join(root, "workers", w.Dir)); err != nil {
+			if w.Missing != "" {
+				target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: sqlite.Name, API: "worker protocol", Module: w.Driver, Reason: w.Missing})
+			}
 			continue // this checkout has no such worker
 		}
 		c := &client{w: w, root: root}
