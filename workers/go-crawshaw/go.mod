@@ -4,6 +4,8 @@ go 1.26.8
 
 require litebench v0.0.0-00010101000000-000000000000
 
+require github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+
 require (
 	crawshaw.io/sqlite v0.3.2
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
