@@ -75,7 +75,7 @@ func countRows(t *testing.T, path, table string) (n int64, appID int32) {
 }
 
 func TestInsertScanPaginateOnEveryTarget(t *testing.T) {
-	for _, name := range target.Names() {
+	for _, name := range target.InProcessNames() {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			store := filepath.Join(dir, "store.db")

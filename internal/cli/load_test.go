@@ -13,7 +13,7 @@ import (
 // mixed on a real SQLite file: counts add up, the rows written are in the
 // database, and the JSON carries latency per op kind and a time series.
 func TestMixedCountsAndSeries(t *testing.T) {
-	for _, name := range target.Names() {
+	for _, name := range target.InProcessNames() {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			db := filepath.Join(dir, "bench.db")
@@ -170,7 +170,7 @@ func TestWriterSingleAndMutex(t *testing.T) {
 		}
 		return got
 	}
-	for _, name := range target.Names() {
+	for _, name := range target.InProcessNames() {
 		t.Run(name, func(t *testing.T) {
 			// Two readers and three writers: with a single writer the
 			// writes go to its own connection, one at a time, and the

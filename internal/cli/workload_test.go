@@ -32,7 +32,7 @@ func opsOf(t *testing.T, j map[string]any) map[string]map[string]any {
 // pgbench's scripts with their init SQL, and a file calling native
 // operations (a verifying scan, pages by OFFSET and by keyset).
 func TestExamplesOnEveryTarget(t *testing.T) {
-	for _, name := range target.Names() {
+	for _, name := range target.InProcessNames() {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			db := filepath.Join(dir, "bank.db")

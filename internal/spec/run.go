@@ -289,6 +289,15 @@ func (w *Workload) Demand(s settings.Settings) limits.Demand {
 // of the target's engine holding the workload's tables (and the tables
 // the init SQL creates). It touches no file.
 func (w *Workload) Validate(ctx context.Context, t target.Target) error {
+	if t.Placement().IsProcess() {
+		// The client runs in a worker process of its own: check the
+		// statements with an in-process client of the same engine.
+		in, err := inProcessOf(t)
+		if err != nil {
+			return nil // nothing here can check them; the worker will
+		}
+		t = in
+	}
 	s := w.set.Clone()
 	s.Set("in-memory", "true")
 	s.Set("prepared", "true")
@@ -498,4 +507,14 @@ func compareText(got, op, want string) bool {
 		c = strings.Compare(got, want)
 	}
 	return cmp(op, c).i == 1
+}
+
+// inProcessOf is an in-process target of t's engine.
+func inProcessOf(t target.Target) (target.Target, error) {
+	for _, n := range target.InProcessNames() {
+		if c, err := target.Get(n); err == nil && c.Engine().Name() == t.Engine().Name() {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("no in-process client speaks %s", t.Engine().Name())
 }
