@@ -78,7 +78,9 @@ func TestConformance(t *testing.T) {
 			if g, w := opCounts(got, cj.final), opCounts(want, cj.final); g != w {
 				t.Errorf("%s: op counts %s, reference %s", cj.name, g, w)
 			}
-			if g, w := metricNames(got), metricNames(want); g != w {
+			// rows_inserted is reported only when writes ran, which in a
+			// concurrent job depends on how the count split.
+			if g, w := metricNames(got), metricNames(want); g != w && (cj.final || strings.ReplaceAll(g, ",rows_inserted", "") != strings.ReplaceAll(w, ",rows_inserted", "")) {
 				t.Errorf("%s: metrics %s, reference %s", cj.name, g, w)
 			}
 			if cj.workload == "scan" {
