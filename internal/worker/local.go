@@ -243,8 +243,11 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 	ops := l.wl.Ops()
 	parted, _ := l.wl.(workload.Parted)
 	var last time.Time
-	tick := func(now time.Time) {
+	tick := func(time.Time) {
 		iv := metrics.TakeInterval(ops, env.LiveRecorders())
+		// The interval ends when the recorders were swapped: what they
+		// held by then is in it.
+		now := time.Now()
 		start := env.Started()
 		if start.IsZero() || now.Before(start) {
 			return // warm-up
@@ -270,10 +273,9 @@ func (l *Local) startIntervals(env *workload.Env, send func(Event)) (stop func()
 		for {
 			select {
 			case <-done:
-				// A last, partial interval, so short runs have a series too.
-				if now := time.Now(); now.Sub(last) > every/10 {
-					tick(now)
-				}
+				// A last, partial interval, however short: the intervals
+				// add up to the final counts, and short runs have a series.
+				tick(time.Now())
 				return
 			case now := <-t.C:
 				tick(now)

@@ -150,6 +150,11 @@ class VectorsTest {
     JsonObject v = load("internal/gen/testdata/vectors.json");
     List<Columns.Col> cols = new ArrayList<>();
     for (JsonValue c : v.get("columns").asArray()) {
+      // latest_int draws keys for workload files, which this worker does
+      // not run (it refuses a job with a spec): no built-in schema uses it.
+      if ("latest_int".equals(c.asObject().getString("kind", ""))) {
+        continue;
+      }
       cols.add(column(c.asObject()));
     }
     Columns.Table t = new Columns.Table(cols.toArray(new Columns.Col[0]));
