@@ -1,14 +1,14 @@
-# litebench. 'go run ./cmd/litebench' and 'go install ./cmd/litebench' build
-# every target but ncruces' database/sql driver; 'make build' adds it (its
-# driver and mattn's both register "sqlite3", so it needs an -X rename).
-NCRUCES_FLAGS = -tags ncrucessql -ldflags '-X github.com/ncruces/go-sqlite3/driver.driverName=litebench-ncruces'
+# litebench. 'go install ./cmd/litebench' (or MODULE/cmd/litebench@VERSION)
+# builds every in-process target; these rules only name the binary and stamp
+# the commit it was built from.
+BUILD_FLAGS = -buildvcs=auto
 
 .PHONY: build install test bench selfcheck workers
 build:
-	go build $(NCRUCES_FLAGS) -o litebench ./cmd/litebench
+	go build $(BUILD_FLAGS) -o litebench ./cmd/litebench
 
 install:
-	go install $(NCRUCES_FLAGS) ./cmd/litebench
+	go install $(BUILD_FLAGS) ./cmd/litebench
 
 test:
 	./scripts/test

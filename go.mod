@@ -1,4 +1,4 @@
-module litebench
+module github.com/litebench/litebench
 
 go 1.26.8
 

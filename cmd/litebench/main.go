@@ -9,7 +9,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"litebench/internal/cli"
+	"github.com/litebench/litebench/internal/cli"
 )
 
 func main() {

@@ -25,13 +25,13 @@ import (
 	"sync"
 	"time"
 
-	"litebench/internal/crashvfs"
-	"litebench/internal/plan"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/target"
-	"litebench/internal/units"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/crashvfs"
+	"github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // Config is an audit: which faults, how many trials and where.

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/crashvfs"
-	"litebench/internal/plan"
-	"litebench/internal/results"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/crashvfs"
+	"github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // cells plans an insert sweep of target over settings, as the audit

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	_ "litebench/internal/target/all"
-	"litebench/internal/worker"
+	_ "github.com/litebench/litebench/internal/target/all"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // TestMain lets the test binary serve the worker protocol, as the child

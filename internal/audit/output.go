@@ -6,9 +6,9 @@ import (
 	"io"
 	"strconv"
 
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Table shows audit results, a row per cell and fault: what the trials

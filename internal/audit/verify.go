@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/plan"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // layout is how a cell's workload lays its rows out in transactions:

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"litebench/internal/audit"
-	"litebench/internal/crashvfs"
-	sweep "litebench/internal/plan"
-	"litebench/internal/results"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/audit"
+	"github.com/litebench/litebench/internal/crashvfs"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 const auditHelp = `NAME

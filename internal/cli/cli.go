@@ -9,9 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
-	_ "litebench/internal/target/all"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/target"
+	_ "github.com/litebench/litebench/internal/target/all"
 )
 
 // Exit codes.
@@ -172,7 +175,16 @@ EXIT STATUS
 }
 
 func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
-	fmt.Fprintln(out, "litebench", versionString())
+	v, commit, dirty := runner.BuildVersion()
+	fmt.Fprintln(out, "litebench", v)
+	if commit != "" {
+		if dirty {
+			commit += " (modified)"
+		}
+		fmt.Fprintln(out, "commit  ", commit)
+	}
+	fmt.Fprintln(out, "go      ", runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
+	fmt.Fprintln(out, "targets ", strings.Join(target.InProcessNames(), ", "))
 	return nil
 }
 

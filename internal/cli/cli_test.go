@@ -14,10 +14,10 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"litebench/internal/own"
-	"litebench/internal/results"
-	resultstore "litebench/internal/store"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/results"
+	resultstore "github.com/litebench/litebench/internal/store"
+	"github.com/litebench/litebench/internal/target"
 )
 
 type outcome struct {
@@ -370,5 +370,23 @@ func TestListPragmaInspect(t *testing.T) {
 	}
 	if o := run(t, context.Background(), "insert", "--help"); o.code != 0 || !strings.Contains(o.out, "SETTING FLAGS") {
 		t.Errorf("insert --help: %d %s", o.code, o.out)
+	}
+}
+
+// TestVersionNamesBuildAndTargets: 'litebench version' prints the release
+// and every in-process target, ncruces' database/sql driver included (it
+// links beside mattn without a linker rename).
+func TestVersionNamesBuildAndTargets(t *testing.T) {
+	o := run(t, context.Background(), "version")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	if !strings.HasPrefix(o.out, "litebench v") {
+		t.Errorf("version does not start with 'litebench v…': %q", o.out)
+	}
+	for _, want := range []string{"ncruces,", "mattn", "go1."} {
+		if !strings.Contains(o.out, want) {
+			t.Errorf("version output lacks %q:\n%s", want, o.out)
+		}
 	}
 }

@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"litebench/internal/limits"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/settings"
-	"litebench/internal/store"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/store"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // invocation is the command line Main was given, for running it again as

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/conform"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/store"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/conform"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/store"
+	"github.com/litebench/litebench/internal/target"
 )
 
 const conformHelp = `NAME
@@ -75,7 +75,7 @@ func cmdConform(ctx context.Context, args []string, out, errw io.Writer) error {
 			ts = append(ts, t)
 		}
 	}
-	ref, err := target.Get("mattn")
+	ref, err := target.Get(target.Default())
 	if err != nil {
 		return err
 	}

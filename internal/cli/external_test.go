@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/target"
-	"litebench/internal/target/external"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/target/external"
 )
 
 // builtExternal returns the external targets whose workers this checkout

@@ -10,16 +10,16 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/engine"
-	"litebench/internal/engine/sqlite"
-	"litebench/internal/own"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/store"
-	"litebench/internal/target"
-	"litebench/internal/units"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine/sqlite"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/store"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 func simpleHelp(text string) func(io.Writer) {
@@ -192,7 +192,7 @@ DESCRIPTION
 `)
 	fs := flag.NewFlagSet("pragma", flag.ContinueOnError)
 	db := fs.String("db", "", "database file to read (opened read-only)")
-	tname := fs.String("target", "mattn", "target")
+	tname := fs.String("target", target.Default(), "target")
 	vals := map[string]*string{}
 	for _, sp := range settings.Specs {
 		vals[sp.Key] = fs.String(sp.Key, "", sp.Help)
@@ -281,7 +281,7 @@ DESCRIPTION
 `)
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	db := fs.String("db", "", "database file")
-	tname := fs.String("target", "mattn", "target used to read it")
+	tname := fs.String("target", target.Default(), "target used to read it")
 	if err := parse(fs, args, out, help); err != nil {
 		return err
 	}

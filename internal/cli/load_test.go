@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // mixed on a real SQLite file: counts add up, the rows written are in the

@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"testing"
 
-	"litebench/internal/limits"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // envTestMain makes this test binary behave as the litebench command, for

@@ -18,11 +18,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"litebench/internal/own"
-	"litebench/internal/own/owntest"
-	"litebench/internal/results"
-	resultstore "litebench/internal/store"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/own/owntest"
+	"github.com/litebench/litebench/internal/results"
+	resultstore "github.com/litebench/litebench/internal/store"
+	"github.com/litebench/litebench/internal/target"
 )
 
 func litebench(env []string, args ...string) *exec.Cmd {

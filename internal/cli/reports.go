@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"litebench/internal/own"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/store"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/store"
 )
 
 // loadRuns reads runs by id (run, sweep or unique prefix), or the newest

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // A small stored sweep with repetitions, for the report commands.

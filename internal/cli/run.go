@@ -12,15 +12,15 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/own"
-	sweep "litebench/internal/plan"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/settings"
-	"litebench/internal/store"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/own"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/store"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // common holds the flags every benchmarking command shares.
@@ -51,7 +51,7 @@ type common struct {
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.targets, "target", "mattn", "comma list of targets (see 'litebench list targets')")
+	fs.StringVar(&c.targets, "target", target.Default(), "comma list of targets (see 'litebench list targets')")
 	fs.StringVar(&c.dir, "dir", "", "directory for bench databases (default: a new temp dir, removed afterwards)")
 	fs.StringVar(&c.db, "db", "", "bench database file, optionally with seed-style parameters: 'a.db?_journal=wal&_sync=0'")
 	fs.BoolVar(&c.keep, "keep", false, "keep the bench database files after the run")

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"litebench/internal/spec"
+	"github.com/litebench/litebench/internal/spec"
 )
 
 // isWorkloadFile says whether a run's first argument names a workload

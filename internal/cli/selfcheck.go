@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/selfcheck"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/selfcheck"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 const selfcheckHelp = `NAME
@@ -91,7 +91,7 @@ func cmdSelfcheck(ctx context.Context, args []string, out, errw io.Writer) error
 		return err
 	}
 	defer os.RemoveAll(dir)
-	t, err := target.Get("mattn")
+	t, err := target.Get(target.Default())
 	if err != nil {
 		return err
 	}

@@ -13,14 +13,14 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/limits"
-	"litebench/internal/own"
-	"litebench/internal/runner"
-	"litebench/internal/serve"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/serve"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 func cmdServe(ctx context.Context, args []string, out, errw io.Writer) error {

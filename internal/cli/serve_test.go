@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/serve"
+	"github.com/litebench/litebench/internal/serve"
 )
 
 // startServe runs 'litebench serve args...' and returns its address and a

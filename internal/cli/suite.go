@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	sweep "litebench/internal/plan"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/target"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/target"
 )
 
 type suiteDef struct {

@@ -6,13 +6,13 @@ import (
 	"slices"
 	"time"
 
-	"litebench/internal/audit"
-	"litebench/internal/crashvfs"
-	sweep "litebench/internal/plan"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/audit"
+	"github.com/litebench/litebench/internal/crashvfs"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/target"
 )
 
 func init() {

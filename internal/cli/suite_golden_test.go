@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	sweep "litebench/internal/plan"
-	"litebench/internal/report"
-	"litebench/internal/results"
-	"litebench/internal/target"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/target"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/limits"
-	sweep "litebench/internal/plan"
-	"litebench/internal/report"
-	"litebench/internal/results"
+	"github.com/litebench/litebench/internal/limits"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // suiteFlags are the flags of the load suites.
@@ -115,7 +116,7 @@ func suiteGoSQLiteBench(ctx context.Context, s *suiteRun) error {
 		return err
 	}
 	ts := s.targets
-	if s.c.targets == "mattn" && !s.targetSet {
+	if s.c.targets == target.Default() && !s.targetSet {
 		if ts, err = sweep.Targets("mattn,modernc"); err != nil {
 			return usage(err)
 		}

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/limits"
-	"litebench/internal/results"
-	resultstore "litebench/internal/store"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/results"
+	resultstore "github.com/litebench/litebench/internal/store"
 )
 
 // stopBound is how long a command may take to return after Ctrl-C in

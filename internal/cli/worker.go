@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 const workerHelp = `NAME

@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 
-	sweep "litebench/internal/plan"
-	"litebench/internal/report"
-	"litebench/internal/spec"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	sweep "github.com/litebench/litebench/internal/plan"
+	"github.com/litebench/litebench/internal/report"
+	"github.com/litebench/litebench/internal/spec"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // listWorkloads is 'litebench list workloads': the built-ins, what they
@@ -85,7 +85,7 @@ func cmdWorkload(ctx context.Context, args []string, out, errw io.Writer) error 
 func checkWorkload(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("workload check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	targets := fs.String("target", "mattn", "target whose engine prepares the statements")
+	targets := fs.String("target", target.Default(), "target whose engine prepares the statements")
 	var sp *workload.Spec
 	var rest []string
 	if len(args) > 0 && isWorkloadFile(args[0]) {

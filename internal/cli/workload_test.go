@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/gen"
-	"litebench/internal/spec"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/spec"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 var examples = filepath.Join("..", "..", "examples")

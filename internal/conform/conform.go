@@ -12,12 +12,12 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"litebench/internal/histcodec"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/worker"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Check is one conformance check of one target.

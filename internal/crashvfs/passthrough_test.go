@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"litebench/internal/crashvfs"
-	_ "litebench/internal/target/all"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/crashvfs"
+	_ "github.com/litebench/litebench/internal/target/all"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // insert runs an insert job in this process, through the VFS called vfs

@@ -12,12 +12,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"litebench/internal/own"
 	"sort"
 	"sync"
 
-	"litebench/internal/dialect"
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/own"
+
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // Engine provides and inspects database instances.

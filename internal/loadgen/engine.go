@@ -12,8 +12,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"litebench/internal/gen"
-	"litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/metrics"
 )
 
 // Executor runs operations for one worker. It is used by one goroutine.

@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"litebench/internal/gen"
-	"litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/metrics"
 )
 
 func TestScheduleUniform(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // Arrivals is how open-loop operations are spaced.

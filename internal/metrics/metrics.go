@@ -22,7 +22,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Histogram bounds: nanoseconds from 1 ns to 10 minutes, 3 significant

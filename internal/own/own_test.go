@@ -18,7 +18,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 	"golang.org/x/sys/unix"
 
-	"litebench/internal/own/owntest"
+	"github.com/litebench/litebench/internal/own/owntest"
 )
 
 func same(t *testing.T, path string, before *owntest.FileState) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"litebench/internal/results"
-	"litebench/internal/runner"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
 )
 
 // Executor runs cells one after another.

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // fakeRunner stands in for runner.Run: it records the specs it was given

@@ -17,10 +17,10 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/runner"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // InputError is a request that cannot be planned as given; its message

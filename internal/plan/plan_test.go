@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/engine"
-	_ "litebench/internal/engine/sqlite"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	_ "github.com/litebench/litebench/internal/engine/sqlite"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // fakeTarget names a target; planning never opens one.

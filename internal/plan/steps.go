@@ -7,11 +7,11 @@ import (
 	"sort"
 	"strings"
 
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Step is one run of a suite: a workload on a target, with the parameters

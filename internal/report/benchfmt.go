@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"litebench/internal/results"
+	"github.com/litebench/litebench/internal/results"
 )
 
 // WriteBenchfmt writes rs in the Go benchmark format, so benchstat can

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/results"
+	"github.com/litebench/litebench/internal/results"
 )
 
 var screenshots = flag.Bool("screenshots", false, "write screenshots of the representative reports under testdata/screenshots/ (or set LITEBENCH_SCREENSHOTS=1)")

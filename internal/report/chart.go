@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // palette is Okabe and Ito's eight colours, which stay distinct under the

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/results"
-	"litebench/internal/stats"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/stats"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Field reads a run's value of a field: a label (target, workload,

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // latencyStats are the latency figures of an op, in the order CSV columns

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Chart sizes: throughput panels span the page, the others share it two

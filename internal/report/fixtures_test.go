@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"time"
 
-	"litebench/internal/metrics"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Representative reports, built from synthetic results shaped as the

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/metrics"
-	"litebench/internal/results"
-	"litebench/internal/runner"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/units"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"litebench/internal/results"
+	"github.com/litebench/litebench/internal/results"
 )
 
 // HTMLMarker starts every report litebench writes; litebench overwrites

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // HTMLData is everything the HTML report shows, computed from the runs

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"litebench/internal/histcodec"
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // curveSteps is how many points each decade of 1/(1-p) gets on a latency

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"litebench/internal/results"
-	"litebench/internal/stats"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/stats"
 )
 
 // Repeated reports whether some cell of rs was run more than once.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Formats lists the output formats.

@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 func runs() []*results.Result {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/results"
+	"github.com/litebench/litebench/internal/results"
 )
 
 // validate checks v against the JSON Schema s (the keywords

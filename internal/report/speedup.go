@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"litebench/internal/stats"
+	"github.com/litebench/litebench/internal/stats"
 )
 
 // ratioCI bounds how many times b's values are a's with 95% confidence:

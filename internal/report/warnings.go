@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"litebench/internal/results"
-	"litebench/internal/stats"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/stats"
 )
 
 // walWarn is the WAL size past which the summary warns of WAL growth (the

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // SchemaVersion is the version of the encoding this package writes.

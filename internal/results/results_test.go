@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/units"
 )
 
 func sample(id string) *Result {

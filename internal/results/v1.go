@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // v1Result is schema 1, the encoding before results carried their meaning:

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-	"litebench/internal/limits"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -10,28 +9,55 @@ import (
 	"strings"
 	"syscall"
 
-	"litebench/internal/results"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/target"
 )
 
-// Version is litebench's version, set at link time or read from build info.
-var Version = "dev"
+// Release is the version this source tree carries; it is the tag a
+// release of it gets (git tag vRELEASE).
+const Release = "v0.3.0"
 
-func version() string {
-	if Version != "dev" {
-		return Version
-	}
+// Version overrides the reported version when set at link time
+// (-ldflags "-X .../internal/runner.Version=v1.2.3").
+var Version = ""
+
+// BuildVersion is litebench's version and the commit it was built from:
+// the module version when installed with 'go install MODULE@VERSION',
+// Release plus the commit when built from a checkout.
+func BuildVersion() (ver, commit string, dirty bool) {
+	ver = Version
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "dev-" + s.Value[:12]
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
 			}
 		}
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			return bi.Main.Version
+		if ver == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" && !strings.Contains(bi.Main.Version, "0.0.0-") {
+			ver = strings.TrimSuffix(bi.Main.Version, "+dirty")
 		}
 	}
-	return Version
+	if ver == "" {
+		ver = Release + "-dev"
+	}
+	return ver, commit, dirty
+}
+
+func version() string {
+	v, c, dirty := BuildVersion()
+	if c != "" {
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		v += "+" + c
+		if dirty {
+			v += ".dirty"
+		}
+	}
+	return v
 }
 
 // moduleVersion is the version of the module at path linked into this

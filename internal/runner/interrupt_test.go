@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/target/targettest"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target/targettest"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // A VACUUM that runs until it is interrupted, and then fails as SQLite

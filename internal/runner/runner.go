@@ -14,15 +14,15 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/metrics"
-	"litebench/internal/own"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/units"
-	"litebench/internal/worker"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Spec is one planned run.

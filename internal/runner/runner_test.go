@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/target/targettest"
-	"litebench/internal/units"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target/targettest"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 func insertSpec(t *testing.T, f *targettest.Client, rows, workers string) Spec {

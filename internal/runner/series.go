@@ -5,11 +5,11 @@ import (
 	"sync"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/histcodec"
-	"litebench/internal/results"
-	"litebench/internal/units"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // sampler turns a worker's interval events into the run's time series and

@@ -15,7 +15,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 type connector struct{ dsn string }

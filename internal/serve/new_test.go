@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"litebench/internal/engine"
-	"litebench/internal/serve"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	_ "litebench/internal/target/all"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/serve"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	_ "github.com/litebench/litebench/internal/target/all"
 )
 
 // Opening a pool of handles stops at an interrupt instead of opening them

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // Strategies in the seed's order.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "litebench/internal/engine/sqlite" // SQLite's settings
-	"litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/engine/sqlite" // SQLite's settings
+	"github.com/litebench/litebench/internal/settings"
 )
 
 func TestSetCanonicalises(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"litebench/internal/settings"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // The built-in workloads insert, read, write and mixed are workload files

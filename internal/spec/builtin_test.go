@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"testing"
 
-	"litebench/internal/gen"
-	"litebench/internal/loadgen"
-	"litebench/internal/settings"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // buildWorkload builds a registered workload kind with its defaults, its

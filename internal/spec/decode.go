@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // decoder reads the sections of a workload file into a File.

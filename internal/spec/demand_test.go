@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/settings"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // The resource demand of the built-in workloads (files) and of the native

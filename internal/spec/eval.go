@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // Values of the expression language: NULL, booleans, 64-bit integers,

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"litebench/internal/gen"
-	"litebench/internal/loadgen"
-	"litebench/internal/metrics"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // preparedStmt is a statement readied for the pool a step runs it on:

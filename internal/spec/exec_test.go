@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"testing"
 
-	"litebench/internal/engine"
-	"litebench/internal/metrics"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/target/targettest"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/target/targettest"
 )
 
 // executorOn builds worker 0's executor of w over a fake connection, so

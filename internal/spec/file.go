@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // File is a workload written down: a workload file, or pgbench scripts.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // callNode is a function call. Its code gets the evaluated arguments in

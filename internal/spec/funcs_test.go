@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // evalIn evaluates one expression the way a \set does, on the executor

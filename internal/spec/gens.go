@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // Column generators are written as calls: gen = "hex(8)". Each compiles

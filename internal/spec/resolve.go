@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/gen"
-	"litebench/internal/loadgen"
-	"litebench/internal/metrics"
-	"litebench/internal/settings"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Workload is one sweep cell of a file's workload: parameters and settings

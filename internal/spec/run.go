@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/limits"
-	"litebench/internal/loadgen"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/units"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Setup creates the tables, loads their rows, runs the init SQL and reads

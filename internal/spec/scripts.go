@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Script is one pgbench script of a run: -f FILE@WEIGHT.

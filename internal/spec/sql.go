@@ -3,7 +3,7 @@ package spec
 import (
 	"strings"
 
-	"litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/dialect"
 )
 
 // sqlParam is a :name in a statement's text, bound from the variable of

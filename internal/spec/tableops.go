@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"litebench/internal/dialect"
-	"litebench/internal/gen"
-	"litebench/internal/target"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Table operations are YCSB's vocabulary over a table of the file: read a

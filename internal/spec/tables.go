@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"litebench/internal/dialect"
-	"litebench/internal/gen"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // tableRun is a table of one run: its schema, rows, and which rows exist.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // tmpl is a value of a workload file that may depend on parameters: text

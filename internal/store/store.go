@@ -15,10 +15,9 @@ import (
 	"strings"
 	"time"
 
-	sqlite3 "github.com/mattn/go-sqlite3"
 
-	"litebench/internal/own"
-	"litebench/internal/results"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/results"
 )
 
 // Store keeps runs in a SQLite file. Any number of processes may append
@@ -62,11 +61,11 @@ CREATE INDEX runs_sweep ON runs(sweep_id);
 CREATE INDEX runs_started ON runs(started_at);
 `
 
-var storeDriver = &sqlite3.SQLiteDriver{}
-
 type connector struct{ dsn string }
 
-func (c connector) Connect(context.Context) (driver.Conn, error) { return storeDriver.Open(c.dsn) }
+func (c connector) Connect(context.Context) (driver.Conn, error) {
+	return storeDriver.Open(storeDSN(c.dsn))
+}
 func (c connector) Driver() driver.Driver                        { return storeDriver }
 
 func openDB(path, params string) *sql.DB {

@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/own"
-	"litebench/internal/results"
-	"litebench/internal/results/resultstest"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/results/resultstest"
 )
 
 // The test binary doubles as a process that opens a store (creating it)

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine"
 )
 
 // RawConn is the little a direct API must provide: one connection that

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine"
 )
 
 // rawFake is a direct API that records what it is asked.

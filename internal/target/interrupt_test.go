@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	_ "litebench/internal/target/all"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	_ "github.com/litebench/litebench/internal/target/all"
 )
 
 // A long statement (VACUUM, a count over a big table) stops once its

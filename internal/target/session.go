@@ -6,9 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"litebench/internal/dialect"
-	"litebench/internal/engine"
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // Policy is the application side of a run: how connections, statements,

@@ -6,10 +6,10 @@ import (
 	"sync"
 	"testing"
 
-	"litebench/internal/engine"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/target/targettest"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/target/targettest"
 )
 
 func open(t *testing.T, c *targettest.Client, p target.Policy) *target.Session {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine"
 )
 
 // SQLClient is a client over a database/sql driver. Drivers differ in how

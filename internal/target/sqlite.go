@@ -4,8 +4,8 @@ import (
 	"database/sql/driver"
 	"fmt"
 
-	"litebench/internal/engine"
-	"litebench/internal/engine/sqlite"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine/sqlite"
 )
 
 // SQLiteSQL returns the client of a SQLite database/sql driver; errCode

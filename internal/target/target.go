@@ -25,7 +25,7 @@ import (
 	"strings"
 	"sync"
 
-	"litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine"
 )
 
 // Stop, returned by a query's row function, ends the query after that row
@@ -302,4 +302,18 @@ func (i inspector) Strings(ctx context.Context, q string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// Default is the target commands use when --target is not given: mattn
+// (SQLite's C code through cgo, the most used Go driver), or, in a build
+// without cgo, modernc (the same C translated to Go).
+func Default() string {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range []string{"mattn", "modernc"} {
+		if _, ok := registry[n]; ok {
+			return n
+		}
+	}
+	return "mattn"
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // Digest is a content digest of every user table of the database: SHA-256

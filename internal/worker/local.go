@@ -8,16 +8,16 @@ import (
 	"sync"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/histcodec"
-	"litebench/internal/metrics"
-	"litebench/internal/own"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/spec"
-	"litebench/internal/target"
-	"litebench/internal/units"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/spec"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Local runs jobs in this process: the in-process placement, and what

@@ -17,8 +17,8 @@ import (
 	"context"
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // Protocol is the version of the worker protocol, exchanged in hello.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/settings"
-	_ "litebench/internal/target/mattn"
+	"github.com/litebench/litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/target/mattn"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcript")

@@ -3,7 +3,7 @@ package workload
 import (
 	"unsafe"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // Arena hands out row values carved from large blocks, so a chunk of

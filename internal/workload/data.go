@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"time"
 
-	"litebench/internal/dialect"
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // Row data is a pure function of (seed, row index): the same seed gives the

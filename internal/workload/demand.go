@@ -3,9 +3,9 @@ package workload
 import (
 	"fmt"
 
-	"litebench/internal/limits"
-	"litebench/internal/serve"
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/limits"
+	"github.com/litebench/litebench/internal/serve"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // Demand is what a run of w holds at once (connections, sockets,

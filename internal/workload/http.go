@@ -13,12 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/loadgen"
-	"litebench/internal/metrics"
-	"litebench/internal/serve"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/serve"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
 )
 
 var httpOps = metrics.Ops{"request"}

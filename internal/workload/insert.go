@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"litebench/internal/dialect"
-	"litebench/internal/metrics"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // MaxVariables is the bound-parameter limit rows per statement are

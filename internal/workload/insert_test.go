@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"litebench/internal/engine"
-	"litebench/internal/metrics"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/target/targettest"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/target/targettest"
 )
 
 // Inserting allocates nothing per transaction or per row either, with one

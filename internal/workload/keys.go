@@ -3,7 +3,7 @@ package workload
 import (
 	"fmt"
 
-	"litebench/internal/gen"
+	"github.com/litebench/litebench/internal/gen"
 )
 
 // Key distributions of --keys (internal/gen draws them).

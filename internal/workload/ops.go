@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"litebench/internal/loadgen"
-	"litebench/internal/metrics"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/units"
 )
 
 func pFloat(p map[string]string, name string, lo, hi float64) (float64, error) {

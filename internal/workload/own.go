@@ -3,7 +3,7 @@ package workload
 import (
 	"strings"
 
-	"litebench/internal/own"
+	"github.com/litebench/litebench/internal/own"
 )
 
 // benchTables are the tables and indexes litebench's workloads create

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"litebench/internal/metrics"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
 )
 
 func init() {

@@ -24,11 +24,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/metrics"
-	"litebench/internal/settings"
-	"litebench/internal/target"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Env is what a workload gets from the runner.

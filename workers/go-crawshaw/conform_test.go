@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/histcodec"
-	"litebench/internal/results"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // The reference: litebench's own worker ('litebench worker') on mattn.

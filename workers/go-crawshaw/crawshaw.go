@@ -8,7 +8,7 @@ import (
 	"crawshaw.io/sqlite"
 	"crawshaw.io/sqlite/sqlitex"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // Name is the target's name; module the driver's Go module.

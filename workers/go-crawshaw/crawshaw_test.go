@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/settings"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // openDB opens the go-crawshaw target on a new file with the engine's

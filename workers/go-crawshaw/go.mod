@@ -1,8 +1,8 @@
-module litebench/workers/go-crawshaw
+module github.com/litebench/litebench/workers/go-crawshaw
 
 go 1.26.8
 
-require litebench v0.0.0-00010101000000-000000000000
+require github.com/litebench/litebench v0.0.0-00010101000000-000000000000
 
 require github.com/pelletier/go-toml/v2 v2.4.3 // indirect
 
@@ -12,4 +12,4 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 )
 
-replace litebench => ../..
+replace github.com/litebench/litebench => ../..

@@ -15,7 +15,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 func main() {

@@ -20,11 +20,11 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"litebench/internal/histcodec"
-	"litebench/internal/metrics"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 const target = "java-sqlite-jdbc"
@@ -68,7 +68,7 @@ func litebench(t *testing.T) string {
 			return
 		}
 		lbBinary = filepath.Join(dir, "litebench")
-		if out, err := exec.Command("go", "build", "-o", lbBinary, "litebench/cmd/litebench").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-o", lbBinary, "github.com/litebench/litebench/cmd/litebench").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

@@ -20,7 +20,7 @@ fi
 # Some packages ship Go source (flatted does): a go.mod makes node_modules a
 # module of its own, which the Go tool's ./... leaves out of litebench.
 guard() {
-  printf 'module litebench/workers/node/node_modules\n\n// npm installs this directory; the go tool leaves it alone.\n' >node_modules/go.mod
+  printf 'module github.com/litebench/litebench/workers/node/node_modules\n\n// npm installs this directory; the go tool leaves it alone.\n' >node_modules/go.mod
 }
 stamp=node_modules/.litebench-build
 want="$(node --version) $(sha256sum package-lock.json | cut -d' ' -f1)"

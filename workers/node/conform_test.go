@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/histcodec"
-	"litebench/internal/metrics"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 const target = "node-better-sqlite3"
@@ -71,7 +71,7 @@ func goWorker(t *testing.T) []string {
 			return
 		}
 		lbPath = filepath.Join(dir, "litebench")
-		if out, err := exec.Command("go", "build", "-o", lbPath, "litebench/cmd/litebench").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-o", lbPath, "github.com/litebench/litebench/cmd/litebench").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

@@ -18,12 +18,12 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	_ "github.com/mattn/go-sqlite3"
 
-	"litebench/internal/histcodec"
-	"litebench/internal/metrics"
-	"litebench/internal/results"
-	"litebench/internal/settings"
-	"litebench/internal/worker"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/histcodec"
+	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // The end-to-end conformance of the Python worker: each job runs through
@@ -72,7 +72,7 @@ func litebench(t *testing.T) string {
 			return
 		}
 		lbBinary = filepath.Join(dir, "litebench")
-		out, err := exec.Command("go", "build", "-o", lbBinary, "litebench/cmd/litebench").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", lbBinary, "github.com/litebench/litebench/cmd/litebench").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

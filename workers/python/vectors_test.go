@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"litebench/internal/gen"
-	"litebench/internal/loadgen"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite tests/vectors.json")

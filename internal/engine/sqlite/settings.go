@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // specs are SQLite's settings, under their flag names, in display order.

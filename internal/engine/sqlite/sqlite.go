@@ -15,10 +15,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"litebench/internal/dialect"
-	"litebench/internal/engine"
-	"litebench/internal/own"
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/dialect"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 // Name is the engine's name.

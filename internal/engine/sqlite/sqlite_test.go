@@ -11,9 +11,9 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"litebench/internal/engine"
-	"litebench/internal/own"
-	"litebench/internal/settings"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/settings"
 )
 
 func TestURIEscapesPathAndRendersModes(t *testing.T) {

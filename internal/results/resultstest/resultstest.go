@@ -5,8 +5,8 @@ package resultstest
 import (
 	"time"
 
-	"litebench/internal/results"
-	"litebench/internal/units"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Sample is a finished insert run with every kind of field set (the same

@@ -3,9 +3,9 @@
 package all
 
 import (
-	_ "litebench/internal/target/external"
-	_ "litebench/internal/target/mattn"
-	_ "litebench/internal/target/modernc"
-	_ "litebench/internal/target/ncruces"
-	_ "litebench/internal/target/zombie"
+	_ "github.com/litebench/litebench/internal/target/external"
+	_ "github.com/litebench/litebench/internal/target/mattn"
+	_ "github.com/litebench/litebench/internal/target/modernc"
+	_ "github.com/litebench/litebench/internal/target/ncruces"
+	_ "github.com/litebench/litebench/internal/target/zombie"
 )

@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/engine/sqlite"
-	"litebench/internal/target"
-	"litebench/internal/worker"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine/sqlite"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // Worker describes one external target.

@@ -1,4 +1,7 @@
+//go:build cgo
+
 // Package mattn registers github.com/mattn/go-sqlite3 (cgo, database/sql).
+// Built without cgo (CGO_ENABLED=0) it registers the target as unavailable.
 package mattn
 
 import (
@@ -6,7 +9,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 func init() {

@@ -6,7 +6,7 @@ import (
 
 	"modernc.org/sqlite"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 func init() {

@@ -1,6 +1,6 @@
 // Package ncruces registers github.com/ncruces/go-sqlite3 (SQLite compiled
-// to WebAssembly, run by wazero): its direct API as "ncruces-direct" and, in
-// builds tagged ncrucessql, its database/sql driver as "ncruces".
+// to WebAssembly, run by wazero): its direct API as "ncruces-direct" and its
+// database/sql driver as "ncruces".
 package ncruces
 
 import (
@@ -11,7 +11,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/vfs"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 const module = "github.com/ncruces/go-sqlite3"

@@ -1,22 +1,15 @@
-//go:build ncrucessql
-
 package ncruces
 
 import (
-	"github.com/ncruces/go-sqlite3/driver"
-
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/target/ncruces/sqldriver"
 )
 
-// ncruces' database/sql driver registers itself as "sqlite3" in init, as
-// mattn's does; a binary that holds both must be linked with
-//
-//	-ldflags '-X github.com/ncruces/go-sqlite3/driver.driverName=litebench-ncruces'
-//
-// which 'make build' and the test script do. The client below does not use
-// the registered name: it hands the driver to database/sql directly.
+// The database/sql driver is sqldriver, ncruces' own copied without its
+// "sqlite3" registration (which would clash with mattn's); the client hands
+// it to database/sql directly.
 func init() {
-	c := target.SQLiteSQL("ncruces", module, &driver.SQLite{}, errCode)
+	c := target.SQLiteSQL("ncruces", module, &sqldriver.SQLite{}, errCode)
 	c.VFS = hasVFS
 	target.Register(c)
 }

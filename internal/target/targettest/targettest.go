@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"litebench/internal/engine"
-	"litebench/internal/engine/sqlite"
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine/sqlite"
+	"github.com/litebench/litebench/internal/target"
 )
 
 // ErrBusy is classified as engine.Busy.

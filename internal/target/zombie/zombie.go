@@ -7,7 +7,7 @@ import (
 
 	"zombiezen.com/go/sqlite"
 
-	"litebench/internal/target"
+	"github.com/litebench/litebench/internal/target"
 )
 
 func init() {

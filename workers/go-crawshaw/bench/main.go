@@ -26,9 +26,9 @@ import (
 	"crawshaw.io/sqlite"
 	"crawshaw.io/sqlite/sqlitex"
 
-	"litebench/internal/results"
-	"litebench/internal/worker"
-	"litebench/internal/workload"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 const (
