@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/litebench/litebench/internal/own"
 	"github.com/litebench/litebench/internal/results"
 )
@@ -66,7 +65,7 @@ type connector struct{ dsn string }
 func (c connector) Connect(context.Context) (driver.Conn, error) {
 	return storeDriver.Open(storeDSN(c.dsn))
 }
-func (c connector) Driver() driver.Driver                        { return storeDriver }
+func (c connector) Driver() driver.Driver { return storeDriver }
 
 func openDB(path, params string) *sql.DB {
 	db := sql.OpenDB(connector{"file:" + escape(path) + "?" + params})
