@@ -42,8 +42,26 @@ final class Columns {
       len += s.length;
     }
 
+    /** Appends v in decimal, with a '-' when negative. */
     void addLong(long v) {
-      add(Long.toString(v).getBytes(StandardCharsets.US_ASCII));
+      ensure(20);
+      if (v == Long.MIN_VALUE) {
+        add("-9223372036854775808".getBytes(StandardCharsets.US_ASCII));
+        return;
+      }
+      if (v < 0) {
+        b[len++] = '-';
+        v = -v;
+      }
+      int n = 1;
+      for (long x = v; x >= 10; x /= 10) {
+        n++;
+      }
+      for (int k = n - 1; k >= 0; k--) {
+        b[len + k] = (byte) ('0' + v % 10);
+        v /= 10;
+      }
+      len += n;
     }
 
     String string(int from) {
@@ -52,6 +70,16 @@ final class Columns {
   }
 
   private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+
+  /** Appends bytes from…from+n-1 of w (least significant first) in hex. */
+  static void appendHexLE(Bytes dst, long w, int from, int n) {
+    dst.ensure(2 * n);
+    for (int k = from; k < from + n; k++) {
+      int c = (int) (w >>> (8 * k)) & 0xff;
+      dst.b[dst.len++] = HEX[c >>> 4];
+      dst.b[dst.len++] = HEX[c & 15];
+    }
+  }
 
   static void appendHex(Bytes dst, byte[] src, int off, int n) {
     dst.ensure(2 * n);
@@ -310,9 +338,10 @@ final class Columns {
 
     @Override
     void append(Bytes dst, long seed, long i) {
-      byte[] raw = new byte[bytes];
-      raw(raw, seed, i);
-      appendHex(dst, raw, 0, bytes);
+      long h = Gen.draw(seed, stream, i);
+      for (int j = 0; 8 * j < bytes; j++) {
+        appendHexLE(dst, j == 0 ? h : Gen.draw(h, 0, j), 0, Math.min(8, bytes - 8 * j));
+      }
     }
   }
 
@@ -458,24 +487,21 @@ final class Columns {
 
     @Override
     void append(Bytes dst, long seed, long i) {
+      // The 16 bytes are a's then b's, each least significant first; byte 6
+      // carries the version (4) and byte 8 the variant (10xx).
       long a = Gen.draw(seed, stream, i);
       long b = Gen.draw(seed, stream ^ Gen.STREAM_UUID_LOW, i);
-      byte[] u = new byte[16];
-      for (int k = 0; k < 8; k++) {
-        u[k] = (byte) (a >>> (8 * k));
-        u[8 + k] = (byte) (b >>> (8 * k));
-      }
-      u[6] = (byte) ((u[6] & 0x0f) | 0x40);
-      u[8] = (byte) ((u[8] & 0x3f) | 0x80);
-      appendHex(dst, u, 0, 4);
+      a = (a & ~(0xffL << 48)) | ((((a >>> 48) & 0x0f) | 0x40) << 48);
+      b = (b & ~0xffL) | ((b & 0x3f) | 0x80);
+      appendHexLE(dst, a, 0, 4);
       dst.add((byte) '-');
-      appendHex(dst, u, 4, 2);
+      appendHexLE(dst, a, 4, 2);
       dst.add((byte) '-');
-      appendHex(dst, u, 6, 2);
+      appendHexLE(dst, a, 6, 2);
       dst.add((byte) '-');
-      appendHex(dst, u, 8, 2);
+      appendHexLE(dst, b, 0, 2);
       dst.add((byte) '-');
-      appendHex(dst, u, 10, 6);
+      appendHexLE(dst, b, 2, 6);
     }
   }
 
@@ -663,6 +689,7 @@ final class Columns {
     final Table t;
     private final Bytes buf = new Bytes();
     private final Bytes tmp = new Bytes();
+    private final Bytes alone = new Bytes();
     private final MessageDigest sha;
     private final byte[] raw = new byte[64];
     private final int[] start;
@@ -705,9 +732,9 @@ final class Columns {
 
     /** Row i's value of text column k, alone. */
     String text(int k, long seed, long i) {
-      Bytes b = new Bytes();
-      appendText(k, b, seed, i, false);
-      return b.string(0);
+      alone.reset();
+      appendText(k, alone, seed, i, false);
+      return alone.string(0);
     }
 
     private void appendText(int k, Bytes dst, long seed, long i, boolean inRow) {

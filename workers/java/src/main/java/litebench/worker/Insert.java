@@ -37,14 +37,11 @@ final class Insert implements Workloads.Workload {
   static Workloads.Workload create(Map<String, String> p, Settings s) throws Settings.BadJob {
     Schema sc = Workloads.pSchema(p);
     long rows = Workloads.pInt(p, "rows", 1);
-    long workers = Workloads.pInt(p, "workers", 1);
+    int workers = Workloads.pThreads(p, "workers", 1);
     long seed = Workloads.pSeed(p);
     Workloads.checkRowsPerStmt(sc, s.integer("rows-per-stmt"));
     boolean vac = Workloads.pBool(p, "vacuum");
-    if (workers > 1 << 16) {
-      throw new Settings.BadJob("--workers " + workers + ": at most 65536 threads");
-    }
-    return new Insert(sc, rows, (int) workers, seed, vac);
+    return new Insert(sc, rows, workers, seed, vac);
   }
 
   @Override

@@ -79,19 +79,17 @@ final class Ops implements Workloads.Workload {
     double ratio = 0;
     switch (name) {
       case "read":
-        readers = (int) Math.min(Workloads.pInt(p, "workers", 1), 1 << 16);
+        readers = Workloads.pThreads(p, "workers", 1);
         break;
       case "write":
-        writers = (int) Math.min(Workloads.pInt(p, "workers", 1), 1 << 16);
+        writers = Workloads.pThreads(p, "workers", 1);
         ratio = 100;
         break;
       default:
-        long r = Workloads.pInt(p, "readers", 0);
-        long wr = Workloads.pInt(p, "writers", 0);
-        readers = (int) Math.min(r, 1 << 16);
-        writers = (int) Math.min(wr, 1 << 16);
+        readers = Workloads.pThreads(p, "readers", 0);
+        writers = Workloads.pThreads(p, "writers", 0);
         ratio = Workloads.pFloat(p, "write-ratio", 0, 100);
-        if (c.rate == 0 && r + wr == 0) {
+        if (c.rate == 0 && readers + writers == 0) {
           throw new Settings.BadJob("--readers 0 --writers 0: nothing to run; give at least one reader or writer");
         }
     }
@@ -135,7 +133,7 @@ final class Ops implements Workloads.Workload {
       throw new Settings.BadJob("--arrivals " + Text.quote(arr) + ": want uniform or poisson");
     }
     c.poisson = "poisson".equals(arr);
-    c.maxInflight = (int) Math.min(Workloads.pInt(p, "max-inflight", 1), 1 << 16);
+    c.maxInflight = Workloads.pThreads(p, "max-inflight", 1);
     return c;
   }
 

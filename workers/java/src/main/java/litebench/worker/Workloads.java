@@ -104,6 +104,18 @@ final class Workloads {
     return n;
   }
 
+  /** The most threads a parameter may ask for (each is a Java thread). */
+  static final int MAX_THREADS = 1 << 16;
+
+  /** A count of threads: pInt, and at most MAX_THREADS. */
+  static int pThreads(Map<String, String> p, String name, long lo) throws Settings.BadJob {
+    long n = pInt(p, name, lo);
+    if (n > MAX_THREADS) {
+      throw new Settings.BadJob("--" + name + " " + n + ": at most " + MAX_THREADS + " threads");
+    }
+    return (int) n;
+  }
+
   static Schema pSchema(Map<String, String> p) throws Settings.BadJob {
     Schema s = Schema.ALL.get(p.get("schema"));
     if (s == null) {

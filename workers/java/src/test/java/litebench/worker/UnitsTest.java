@@ -65,6 +65,16 @@ class UnitsTest {
   }
 
   @Test
+  void decimals() {
+    for (long v : new long[] {0, 7, -1, 10, -123, 4294967303L, Long.MAX_VALUE, Long.MIN_VALUE}) {
+      Columns.Bytes b = new Columns.Bytes();
+      b.add((byte) 'x');
+      b.addLong(v);
+      assertEquals("x" + v, b.string(0));
+    }
+  }
+
+  @Test
   void durations() {
     assertEquals(10_000_000_000L, Text.parseDuration("10s"));
     assertEquals(90_000_000_000L, Text.parseDuration("1m30s"));
