@@ -167,6 +167,17 @@ func emptyBench(t *testing.T, path string) func() {
 	return func() {}
 }
 
+// takeRow16 inserts bench row ID 16 ahead of the run: the insert that
+// reaches it fails with a constraint error.
+func takeRow16(t *testing.T, path string) func() {
+	db := openDB(t, path)
+	if _, err := db.Exec("INSERT INTO bench(ID, rand, hash) VALUES (16, 'x', 'y')"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	return func() {}
+}
+
 func openDB(t *testing.T, path string) *sql.DB {
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
 	if err != nil {
@@ -224,6 +235,9 @@ var jobCases = []jobCase{
 	{name: "write-busy-retries", workload: "write", same: true, before: holdWriteLock,
 		params:   map[string]string{"rows": "100", "count": "20"},
 		settings: map[string]string{"journal": "wal", "busy-timeout": "0", "busy-retry": "2"}},
+	{name: "insert-constraint", workload: "insert", same: true, before: takeRow16,
+		params:   map[string]string{"rows": "30"},
+		settings: map[string]string{"batch": "10", "rows-per-stmt": "3"}},
 	{name: "read-missing", workload: "read", same: true, before: emptyBench,
 		params: map[string]string{"rows": "100", "count": "30"}},
 	{name: "read-conn-per-op", workload: "read", same: true,
@@ -552,6 +566,8 @@ func TestErrorKinds(t *testing.T) {
 	want := map[string]string{
 		"write-busy-retries": "count 0 errors map[busy:20] retries 40",
 		"read-missing":       "count 0 errors map[missing:30] retries 0",
+		// Rows 10-15 were inserted before the statement with row 16 failed.
+		"insert-constraint": "count 26 errors map[constraint:1] retries 0",
 	}
 	py := pythonWorker(t)
 	for _, c := range jobCases {
