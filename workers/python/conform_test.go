@@ -158,14 +158,18 @@ func holdWriteLock(t *testing.T, path string) func() {
 	}
 }
 
-// emptyBench deletes the rows the set-up loaded: every read misses.
-func emptyBench(t *testing.T, path string) func() {
-	db := openDB(t, path)
-	if _, err := db.Exec("DELETE FROM bench"); err != nil {
-		t.Fatal(err)
+// runSQL is a before hook that runs q on the database once it is set up:
+// "DELETE FROM bench" makes every read miss; inserting a row ahead of the
+// run makes the insert that reaches it fail with a constraint error.
+func runSQL(q string) func(*testing.T, string) func() {
+	return func(t *testing.T, path string) func() {
+		db := openDB(t, path)
+		defer db.Close()
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+		return func() {}
 	}
-	db.Close()
-	return func() {}
 }
 
 func openDB(t *testing.T, path string) *sql.DB {
@@ -225,7 +229,10 @@ var jobCases = []jobCase{
 	{name: "write-busy-retries", workload: "write", same: true, before: holdWriteLock,
 		params:   map[string]string{"rows": "100", "count": "20"},
 		settings: map[string]string{"journal": "wal", "busy-timeout": "0", "busy-retry": "2"}},
-	{name: "read-missing", workload: "read", same: true, before: emptyBench,
+	{name: "insert-constraint", workload: "insert", same: true, before: runSQL("INSERT INTO bench(ID, rand, hash) VALUES (16, 'x', 'y')"),
+		params:   map[string]string{"rows": "30"},
+		settings: map[string]string{"batch": "10", "rows-per-stmt": "3"}},
+	{name: "read-missing", workload: "read", same: true, before: runSQL("DELETE FROM bench"),
 		params: map[string]string{"rows": "100", "count": "30"}},
 	{name: "read-conn-per-op", workload: "read", same: true,
 		params:   map[string]string{"rows": "100", "count": "50"},
@@ -556,6 +563,8 @@ func TestErrorKinds(t *testing.T) {
 	want := map[string]string{
 		"write-busy-retries": "count 0 errors map[busy:20] retries 40",
 		"read-missing":       "count 0 errors map[missing:30] retries 0",
+		// Rows 10-15 were inserted before the statement with row 16 failed.
+		"insert-constraint": "count 26 errors map[constraint:1] retries 0",
 	}
 	py := pythonWorker(t)
 	for _, c := range jobCases {

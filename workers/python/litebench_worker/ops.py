@@ -518,17 +518,16 @@ class Engine:
                     rec.error(READ, err.kind)
                     continue
                 end = clock()
-                if not rows:
+                if rows and end <= deadline:  # the common case, in one test
+                    d = end - start
+                    if d < lookup:
+                        h[small[d]] += 1
+                    else:
+                        record(h, d)
+                elif not rows:
                     rec.error(READ, "missing")
-                    continue
-                d = end - start
-                if end > deadline:
-                    rec.observe_overrun(READ, d)
-                    continue
-                if d < lookup:
-                    h[small[d]] += 1
                 else:
-                    record(h, d)
+                    rec.observe_overrun(READ, end - start)
         finally:
             lane.done()
 

@@ -192,7 +192,7 @@ class Inserter:
         full, tail = self.sql(rps), n % rps
         ends = self.ends
         app = ends.append
-        last = None
+        last, tail_done = None, False
         try:
             ex(self.begin)
             now = pc()
@@ -208,6 +208,7 @@ class Inserter:
                 if last is not None:
                     ex(self.sql(tail), last)
                     app(pc())
+                    tail_done = True
                     break
                 off += len(stmts) * rps
                 if off >= n:
@@ -221,7 +222,7 @@ class Inserter:
             rollback(cur, self.env.client)
             raise
         finally:
-            self.fold(tail if last is not None else 0)
+            self.fold(tail if tail_done else 0)
 
     def fold(self, tail):
         """Records the statements whose end times are in self.ends (after the
