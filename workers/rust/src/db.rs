@@ -392,11 +392,13 @@ impl Pool {
     /// a workload is done with: prepared statements hold the connection's
     /// lookaside memory, which the statements that follow need).
     pub fn forget(&self, id: usize) {
-        if let Some(mut c) = self.take_hot() {
-            c.forget(id);
-            self.put(c);
-        }
         let mut st = self.st.lock().expect("pool lock");
+        // The slot's connection goes to the idle list under the lock: a
+        // borrower that finds the slot empty meanwhile waits for the lock
+        // and finds it there, instead of opening another connection.
+        if let Some(c) = self.take_hot() {
+            st.idle.push(c);
+        }
         for c in st.idle.iter_mut() {
             c.forget(id);
         }
