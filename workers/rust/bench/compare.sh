@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Compares the rust-rusqlite worker with plain rusqlite loops on the same
-# jobs, interleaved: a 1M-row insert (prepared, 1000-row transactions, WAL,
+# jobs: a 1M-row insert (prepared, 1000-row transactions, WAL,
 # synchronous=OFF, one row per statement) and 10 s of single-thread point
-# reads by uniform random id on a 100k-row table. Prints each round and the
-# medians of ROUNDS rounds (3) with the worker's share of the plain loop's
-# rate. ROWS, READ_ROWS and SECONDS change the sizes.
+# reads by uniform random id on a 100k-row table. Each round runs the plain
+# loop and the worker back to back, the side that goes first alternating (as
+# 'litebench selfcheck' does), and prints both rates and their ratio; the
+# summary gives the medians and the median of the per-round ratios, which
+# cancels most of a noisy machine's drift. The goal is a ratio of at least
+# 0.95. ROUNDS (3), ROWS, READ_ROWS and SECONDS change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./build.sh >/dev/null
@@ -12,22 +15,33 @@ bin=target/release
 rounds=${ROUNDS:-3}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/litebench-rust-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-declare -A runs
-for r in $(seq "$rounds"); do
-  for kind in insert read; do
-    rm -f "$dir"/*
-    plain=$("$bin/litebench-rust-bench" "$kind" "$dir")
-    rm -f "$dir"/*
-    worker=$("$bin/litebench-rust-bench" "worker-$kind" "$dir" "$bin/litebench-worker-rust")
-    echo "round $r $kind: plain $plain, worker $worker"
-    runs[$kind-plain]+="$plain "
-    runs[$kind-worker]+="$worker "
-  done
-done
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+side() { # side plain|worker insert|read: one measurement
+  rm -f "$dir"/*
+  if [ "$1" = plain ]; then
+    "$bin/litebench-rust-bench" "$2" "$dir"
+  else
+    "$bin/litebench-rust-bench" "worker-$2" "$dir" "$bin/litebench-worker-rust"
+  fi
+}
 for kind in insert read; do
-  p=$(tr ' ' '\n' <<<"${runs[$kind-plain]}" | grep . | median)
-  w=$(tr ' ' '\n' <<<"${runs[$kind-worker]}" | grep . | median)
-  unit=rows/s; [ "$kind" = read ] && unit=ops/s
-  awk -v k="$kind" -v p="$p" -v w="$w" -v u="$unit" 'BEGIN {printf "median %s: plain %.0f %s, worker %.0f %s, worker/plain %.3f\n", k, p, u, w, u, w / p}'
+  unit=rows/s
+  [ "$kind" = read ] && unit=ops/s
+  plains=() workers=() ratios=()
+  for r in $(seq "$rounds"); do
+    if [ $((r % 2)) = 1 ]; then
+      p=$(side plain "$kind")
+      w=$(side worker "$kind")
+    else
+      w=$(side worker "$kind")
+      p=$(side plain "$kind")
+    fi
+    ratio=$(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')
+    echo "$kind round $r: plain $p $unit, worker $w $unit, ratio $ratio"
+    plains+=("$p") workers+=("$w") ratios+=("$ratio")
+  done
+  mp=$(printf '%s\n' "${plains[@]}" | median)
+  mw=$(printf '%s\n' "${workers[@]}" | median)
+  mr=$(printf '%s\n' "${ratios[@]}" | median)
+  echo "$kind: median plain $mp $unit, median worker $mw $unit, median paired ratio $mr"
 done

@@ -6,7 +6,9 @@
 //! prepared or ad hoc statements, busy retries).
 
 use rusqlite::{Connection, OpenFlags, Statement};
-use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicPtr, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
+};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// An error of a statement or of the client.
@@ -209,10 +211,10 @@ fn run_stmt(
 }
 
 struct PoolState {
-    idle: Vec<Conn>,
+    #[allow(clippy::vec_box)] // boxed: idle connections also pass through the atomic slot
+    idle: Vec<Box<Conn>>,
     busy: usize,
     waiters: usize,
-    closed: bool,
 }
 
 /// A pool of connections to one database.
@@ -220,9 +222,15 @@ pub struct Pool {
     ep: Endpoint,
     max_open: usize,
     conn_per_op: bool,
+    /// An unlimited pool keeps one idle connection in an atomic slot, so
+    /// that a worker that borrows and returns one per statement takes no
+    /// lock; the others wait in st.
+    fast: bool,
+    hot: AtomicPtr<Conn>,
+    closed: AtomicBool,
     st: Mutex<PoolState>,
     cv: Condvar,
-    keep: Mutex<Option<Conn>>,
+    keep: Mutex<Option<Box<Conn>>>,
     opened: AtomicI64,
 }
 
@@ -234,11 +242,13 @@ impl Pool {
             ep,
             max_open,
             conn_per_op,
+            fast: max_open == 0 && !conn_per_op,
+            hot: AtomicPtr::new(std::ptr::null_mut()),
+            closed: AtomicBool::new(false),
             st: Mutex::new(PoolState {
                 idle: Vec::new(),
                 busy: 0,
                 waiters: 0,
-                closed: false,
             }),
             cv: Condvar::new(),
             keep: Mutex::new(None),
@@ -253,8 +263,8 @@ impl Pool {
         Ok(p)
     }
 
-    fn connect(&self) -> Result<Conn, DbError> {
-        let c = Conn::open(&self.ep)?;
+    fn connect(&self) -> Result<Box<Conn>, DbError> {
+        let c = Box::new(Conn::open(&self.ep)?);
         self.opened.fetch_add(1, Relaxed);
         Ok(c)
     }
@@ -263,9 +273,22 @@ impl Pool {
         self.opened.load(Relaxed)
     }
 
+    /// The connection in the atomic slot, if any.
+    fn take_hot(&self) -> Option<Box<Conn>> {
+        let p = self.hot.swap(std::ptr::null_mut(), Acquire);
+        // SAFETY: the slot only ever holds a pointer from Box::into_raw,
+        // and the swap hands it to this caller alone.
+        (!p.is_null()).then(|| unsafe { Box::from_raw(p) })
+    }
+
     /// Borrows a connection, opening one when none is idle; with a pool
     /// size, waits for a free slot first.
-    pub fn get(&self) -> Result<Conn, DbError> {
+    pub fn get(&self) -> Result<Box<Conn>, DbError> {
+        if self.fast {
+            if let Some(c) = self.take_hot() {
+                return Ok(c);
+            }
+        }
         let mut st = self.st.lock().expect("pool lock");
         if self.max_open > 0 {
             while st.busy >= self.max_open {
@@ -273,11 +296,13 @@ impl Pool {
                 st = self.cv.wait(st).expect("pool lock");
                 st.waiters -= 1;
             }
+            st.busy += 1;
         }
-        if st.closed {
+        if self.closed.load(Relaxed) {
+            drop(st);
+            self.release(None);
             return Err(DbError::Other("database is closed".into()));
         }
-        st.busy += 1;
         if let Some(c) = st.idle.pop() {
             return Ok(c);
         }
@@ -286,15 +311,29 @@ impl Pool {
     }
 
     /// Returns a connection (closing it under conn-per-op).
-    pub fn put(&self, c: Conn) {
+    pub fn put(&self, c: Box<Conn>) {
+        if self.fast && !self.closed.load(Relaxed) {
+            let raw = Box::into_raw(c);
+            match self
+                .hot
+                .compare_exchange(std::ptr::null_mut(), raw, Release, Relaxed)
+            {
+                Ok(_) => return,
+                // SAFETY: raw came from Box::into_raw just above and was
+                // not published.
+                Err(_) => return self.release(Some(unsafe { Box::from_raw(raw) })),
+            }
+        }
         self.release(Some(c))
     }
 
-    fn release(&self, c: Option<Conn>) {
+    fn release(&self, c: Option<Box<Conn>>) {
         let mut st = self.st.lock().expect("pool lock");
-        st.busy -= 1;
+        if self.max_open > 0 {
+            st.busy -= 1;
+        }
         let close = match c {
-            Some(c) if self.conn_per_op || st.closed => Some(c),
+            Some(c) if self.conn_per_op || self.closed.load(Relaxed) => Some(c),
             Some(c) => {
                 st.idle.push(c);
                 None
@@ -354,6 +393,12 @@ impl Pool {
     /// lookaside memory, which the statements that follow need).
     pub fn forget(&self, id: usize) {
         let mut st = self.st.lock().expect("pool lock");
+        // The slot's connection goes to the idle list under the lock: a
+        // borrower that finds the slot empty meanwhile waits for the lock
+        // and finds it there, instead of opening another connection.
+        if let Some(c) = self.take_hot() {
+            st.idle.push(c);
+        }
         for c in st.idle.iter_mut() {
             c.forget(id);
         }
@@ -364,13 +409,17 @@ impl Pool {
     }
 
     pub fn close(&self) {
-        let idle = {
-            let mut st = self.st.lock().expect("pool lock");
-            st.closed = true;
-            std::mem::take(&mut st.idle)
-        };
+        self.closed.store(true, Relaxed);
+        drop(self.take_hot());
+        let idle = std::mem::take(&mut self.st.lock().expect("pool lock").idle);
         drop(idle);
         drop(self.keep.lock().expect("pool lock").take());
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        drop(self.take_hot());
     }
 }
 
@@ -557,7 +606,7 @@ impl Session {
 /// COMMIT or ROLLBACK, or for one autocommit statement).
 pub struct Writer<'s> {
     s: &'s Session,
-    tx: Option<(Conn, Arc<Pool>)>,
+    tx: Option<(Box<Conn>, Arc<Pool>)>,
     locked: bool,
 }
 

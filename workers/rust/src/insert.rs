@@ -18,7 +18,8 @@ const OP_INSERT: usize = 0;
 const OP_BEGIN: usize = 1;
 const OP_COMMIT: usize = 2;
 
-/// Rows generated at a time (at least, and a whole number of batches).
+/// Rows generated at a time (in whole batches: a batch's rows are
+/// generated together).
 const CHUNK_ROWS: usize = 1024;
 
 pub struct Insert {
@@ -303,7 +304,8 @@ impl<'a> Inserter<'a> {
         batch: usize,
         inline: bool,
     ) -> (Result<(), RunError>, i64) {
-        let chunk_rows = batch * CHUNK_ROWS.div_ceil(batch);
+        // Whole batches, about CHUNK_ROWS rows (a batch alone when larger).
+        let chunk_rows = batch * (CHUNK_ROWS / batch).max(1);
         let schema = self.schema;
         if inline {
             let mut src = Source::Inline {
