@@ -98,14 +98,17 @@ class Executor {
 
   // read runs the prepared read; it returns its retries (0).
   read() {
-    const sess = this.sess;
-    const c = sess.acquire(false);
     let row;
-    try {
-      const st = this.readStmt !== null ? this.readStmt : c.stmt(this.readSQL);
-      row = st.get(this.key);
-    } finally {
-      sess.release(c);
+    if (this.readStmt !== null) {
+      row = this.readStmt.get(this.key); // the thread's own connection
+    } else {
+      const sess = this.sess;
+      const c = sess.acquire(false);
+      try {
+        row = c.stmt(this.readSQL).get(this.key);
+      } finally {
+        sess.release(c);
+      }
     }
     if (row === undefined) {
       throw new Missing(`row not found: ${this.sc.name} ${this.sc.keyCol} = ${this.key}`);
@@ -152,6 +155,7 @@ class Executor {
   // write runs the write, retried per --busy-retry; it returns the
   // retries, or throws the last error (this.retries holds its retries).
   write() {
+    this.retries = 0;
     for (let retries = 0; ; retries++) {
       try {
         this.writeOnce();
@@ -217,7 +221,6 @@ class Executor {
 
   // run runs op and returns its retries; it throws a failure.
   run(op) {
-    this.retries = 0;
     return op === OP_READ ? this.read() : this.write();
   }
 }
@@ -287,17 +290,24 @@ function closedLoop(T, ex, role) {
     // worker's runs from the top of its loop: the checks above and the
     // key or row values are in it (one clock read per operation).
     const s = t;
-    ex.prep(role);
     let retries = 0;
     let err = null;
     try {
-      retries = ex.run(role);
+      if (role === OP_READ) {
+        ex.prepRead();
+        ex.read();
+      } else {
+        ex.prepWrite();
+        retries = ex.write();
+      }
     } catch (e) {
       err = e;
-      retries = ex.retries;
+      retries = role === OP_WRITE ? ex.retries : 0;
     }
     const e = now();
-    ex.endWrite();
+    if (role === OP_WRITE) {
+      ex.endWrite();
+    }
     took = e - s;
     t = e;
     if (Atomics.load(ctl, S.STOP) !== 0) {
@@ -408,7 +418,7 @@ function openExecutor(T, ex) {
       retries = ex.run(op);
     } catch (e) {
       err = e;
-      retries = ex.retries;
+      retries = op === OP_WRITE ? ex.retries : 0;
     }
     const e = now();
     ex.endWrite();
