@@ -347,7 +347,7 @@ func TestScanNamesCorruptRow(t *testing.T) {
 
 func TestListPragmaInspect(t *testing.T) {
 	o := run(t, context.Background(), "list", "targets")
-	for _, n := range []string{"mattn", "modernc", "ncruces-direct", "zombie", "ncruces", "engine", "client", "sqlite", "in-process"} {
+	for _, n := range []string{"mattn", "modernc", "ncruces-direct", "zombie", "ncruces", "engine", "language", "sqlite", "driver version", "in-process"} {
 		if !strings.Contains(o.out, n) {
 			t.Errorf("list targets lacks %s", n)
 		}

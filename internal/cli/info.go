@@ -15,6 +15,7 @@ import (
 	"github.com/litebench/litebench/internal/own"
 	"github.com/litebench/litebench/internal/report"
 	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/runner"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/store"
 	"github.com/litebench/litebench/internal/target"
@@ -66,7 +67,7 @@ SYNOPSIS
 	what := fs.Arg(0)
 	switch what {
 	case "targets":
-		t := &report.Table{Headers: []string{"target", "engine", "client", "placement", "api", "version", "module", "audit faults", "status"}}
+		t := &report.Table{Headers: []string{"target", "engine", "language", "placement", "api", "sqlite", "driver", "driver version", "audit faults", "status"}}
 		ts, us := target.All()
 		for _, x := range ts {
 			v, err := x.Version()
@@ -74,10 +75,10 @@ SYNOPSIS
 			if err != nil {
 				status = "error: " + err.Error()
 			}
-			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), x.Client().Name(), string(x.Placement()), x.API(), v, x.Module(), auditFaultsOf(x), status})
+			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), targetLanguage(x), string(x.Placement()), x.API(), v, x.Module(), orDash(runner.ClientVersion(x)), auditFaultsOf(x), status})
 		}
 		for _, u := range us {
-			t.Rows = append(t.Rows, []string{u.Name, u.Engine, u.Name, "-", u.API, "-", u.Module, "-", "not loaded: " + u.Reason})
+			t.Rows = append(t.Rows, []string{u.Name, u.Engine, "-", "-", u.API, "-", u.Module, "-", "-", "not loaded: " + u.Reason})
 		}
 		return t.Render(out, "table")
 	case "suites":
@@ -391,4 +392,20 @@ func inProcessTarget(cmd, name string) (target.Target, error) {
 			cmd, name, name, cmd, strings.Join(target.InProcessNames(), ", "))
 	}
 	return t, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// targetLanguage is the language t's client runs in: Go in this process,
+// the worker's language in a process of its own.
+func targetLanguage(t target.Target) string {
+	if l, ok := strings.CutPrefix(string(t.Placement()), "process:"); ok {
+		return l
+	}
+	return "go"
 }

@@ -267,7 +267,10 @@ func suiteQuick(ctx context.Context, s *suiteRun) error {
 	if err := s.section(ctx, "prepared", prep, func(rs []*results.Result) *report.Table { return prepTable(prep, rs) }); err != nil {
 		return err
 	}
-	return s.section(ctx, "scan", s.scanSteps(), scanTable)
+	if err := s.section(ctx, "scan", s.scanSteps(), scanTable); err != nil {
+		return err
+	}
+	return s.languageSection(ctx)
 }
 
 // ladderSteps is seed 002: from the driver's defaults to a tuned

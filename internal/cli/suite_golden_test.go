@@ -192,3 +192,33 @@ func TestGoldenSuiteTurriate(t *testing.T) {
 		t.Errorf("direct step on %s", last.Target)
 	}
 }
+
+func TestGoldenSuiteLanguages(t *testing.T) {
+	s, y := goldenSuite(), newSynth()
+	ladder := s.ladderSteps()
+	steps := []step{ladder[len(ladder)-1], s.langScanStep()}
+	rs := y.results(t, "languages", steps, "mattn", "modernc", "zombie")
+	for _, r := range rs {
+		r.Client, r.EngineVersion = r.Target, "3.54.1"
+		if r.Target == "zombie" { // stands for a worker of another language
+			r.Placement, r.ClientVersion = "process:python", "3.11.7"
+		}
+	}
+	var b bytes.Buffer
+	render(t, &b, languageTable(rs))
+	out := b.String()
+	if !strings.Contains(out, "python") || strings.Count(out, "\nmattn ") != 1 {
+		t.Errorf("one row per target with its language expected:\n%s", out)
+	}
+	golden(t, "suite-languages.txt", b.Bytes())
+}
+
+func TestGoldenSuiteGoVsPython(t *testing.T) {
+	y := newSynth()
+	st := step{"verified scan", "scan", map[string]string{"rows": "1500000"}, nil}
+	rs := y.results(t, "go vs python", []step{st}, "mattn", "zombie", "modernc")
+	rs[1].Placement = "process:python"
+	var b bytes.Buffer
+	render(t, &b, goVsPythonTable(rs))
+	golden(t, "suite-go-vs-python.txt", b.Bytes())
+}

@@ -60,6 +60,19 @@ func version() string {
 	return v
 }
 
+// ClientVersion is the version of t's driver: the Go module's linked into
+// this binary, or what a worker process of another language says of its
+// driver ("" when unknown).
+func ClientVersion(t target.Target) string {
+	if v, ok := t.Client().(interface{ ClientVersion() string }); ok {
+		return v.ClientVersion()
+	}
+	if v, ok := t.(interface{ ClientVersion() string }); ok {
+		return v.ClientVersion()
+	}
+	return moduleVersion(t.Module())
+}
+
 // moduleVersion is the version of the module at path linked into this
 // binary ("" when unknown).
 func moduleVersion(path string) string {

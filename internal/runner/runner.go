@@ -110,7 +110,7 @@ func NewResult(sp Spec) *results.Result {
 	}
 	r.Engine = sp.Target.Engine().Name()
 	r.EngineVersion, _ = sp.Target.Version()
-	r.ClientVersion = moduleVersion(sp.Target.Module())
+	r.ClientVersion = ClientVersion(sp.Target)
 	r.Env = Fingerprint(sp.Target, r.EngineVersion, sp.Dir)
 	return r
 }

@@ -54,6 +54,7 @@ func version() string {
 	for _, d := range bi.Deps {
 		if d.Path == module {
 			v += " " + d.Path + "@" + d.Version
+			worker.Driver, worker.DriverVersion = d.Path, d.Version
 		}
 	}
 	return v

@@ -69,7 +69,11 @@ func init() {
 	root := Root()
 	for _, w := range Workers {
 		if root == "" {
-			continue // an installed binary without the repository: nothing to list
+			// An installed binary away from a checkout: the workers are
+			// built from the repository's workers/ directory.
+			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: sqlite.Name, API: "worker protocol", Module: w.Driver,
+				Reason: "its worker is built from a litebench checkout (workers/" + w.Dir + "): run litebench inside one after 'make workers', or set " + EnvRoot + "=CHECKOUT"})
+			continue
 		}
 		if _, err := os.Stat(filepath.Join(root, "workers", w.Dir)); err != nil {
 			if w.Missing != "" {
@@ -122,7 +126,9 @@ type client struct {
 	root string
 	once sync.Once
 	ver  string
-	err  error
+	// driverVer is the driver version the worker names in hello.
+	driverVer string
+	err       error
 }
 
 func (c *client) ready() error {
@@ -137,10 +143,17 @@ func (c *client) ready() error {
 	return nil
 }
 
-func (c *client) Name() string                   { return c.w.Name }
-func (c *client) Engine() string                 { return sqlite.Name }
-func (c *client) API() string                    { return "worker protocol" }
-func (c *client) Module() string                 { return c.w.Driver }
+func (c *client) Name() string   { return c.w.Name }
+func (c *client) Engine() string { return sqlite.Name }
+func (c *client) API() string    { return "worker protocol" }
+func (c *client) Module() string { return c.w.Driver }
+
+// ClientVersion is the driver's version as the worker's hello gave it
+// ("" before Version has run, or when the worker does not say).
+func (c *client) ClientVersion() string {
+	c.Version()
+	return c.driverVer
+}
 func (c *client) Lang() string                   { return c.w.Lang }
 func (c *client) Placement() target.Placement    { return target.Placement("process:" + c.w.Lang) }
 func (c *client) Classify(error) engine.ErrClass { return engine.None }
@@ -186,7 +199,7 @@ func (c *client) Version() (string, error) {
 			c.err = err
 			return
 		}
-		c.ver = h.EngineVersion
+		c.ver, c.driverVer = h.EngineVersion, h.DriverVersion
 		if c.ver == "" {
 			// Not every worker says it in hello: set up a one-row
 			// in-memory job and read what setup_done reports.

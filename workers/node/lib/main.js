@@ -145,6 +145,8 @@ class Controller {
           lang: `node ${process.versions.node}`,
           version: version(),
           caps: CAPS,
+          driver: 'better-sqlite3',
+          driver_version: driverVersion,
         });
       case 'setup':
         return this.setup(ev.job);

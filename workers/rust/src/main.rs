@@ -185,6 +185,8 @@ fn serve(out: &Out) -> i32 {
                     "protocol": PROTOCOL,
                     "lang": format!("rust {}", env!("LB_RUSTC_VERSION")),
                     "version": version(),
+                    "driver": "rusqlite",
+                    "driver_version": env!("LB_RUSQLITE_VERSION"),
                     "caps": ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"],
                 }));
             }

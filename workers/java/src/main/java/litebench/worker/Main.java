@@ -74,6 +74,7 @@ public final class Main {
         .add("caps", caps)
         .add("target", Worker.TARGET)
         .add("driver", "org.xerial:sqlite-jdbc " + v.getProperty("sqlite-jdbc.version", "?"))
+        .add("driver_version", v.getProperty("sqlite-jdbc.version", "?"))
         .add("pool", "com.zaxxer:HikariCP " + v.getProperty("hikaricp.version", "?"));
   }
 
