@@ -144,3 +144,24 @@ func TestArenaReserve(t *testing.T) {
 		t.Errorf("got %q %q %q", first, b, next)
 	}
 }
+
+// TestReadyKeepsGenerationOutOfStatements: after Ready(i, n), asking for
+// any part of rows [i, i+n) generates nothing more, so an inserter that
+// times its statements after Ready leaves generation out of them, at a
+// chunk's start and across a chunk's end alike.
+func TestReadyKeepsGenerationOutOfStatements(t *testing.T) {
+	s := NewInlineSource(Schemas["bench"], 1, 0, 10*chunkRows)
+	for _, tx := range []struct{ start, n int64 }{{0, 1000}, {chunkRows - 10, 20}, {3 * chunkRows, 3000}} {
+		s.Ready(tx.start, int(tx.n))
+		g := s.Generated()
+		if g == 0 {
+			t.Fatalf("Ready(%d, %d) generated nothing", tx.start, tx.n)
+		}
+		for off := int64(0); off < tx.n; off += 7 {
+			s.Args(tx.start+off, int(min(7, tx.n-off)))
+		}
+		if s.Generated() != g {
+			t.Errorf("rows %d+%d: Args generated after Ready", tx.start, tx.n)
+		}
+	}
+}

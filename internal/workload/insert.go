@@ -210,6 +210,7 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 // statement when the batch is a single statement).
 func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	rps := w.ls.RowsPerStmt
+	w.src.Ready(start, n)
 	prev := time.Now()
 	if n <= rps {
 		err := w.exec(ctx, start, n)
