@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/audit"
 	"github.com/litebench/litebench/internal/crashvfs"

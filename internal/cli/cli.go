@@ -5,12 +5,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/runner"
 	"github.com/litebench/litebench/internal/target"

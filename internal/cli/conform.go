@@ -2,12 +2,13 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/conform"
 	"github.com/litebench/litebench/internal/report"

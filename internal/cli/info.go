@@ -3,12 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/engine/sqlite"
@@ -25,32 +26,6 @@ import (
 
 func simpleHelp(text string) func(io.Writer) {
 	return func(w io.Writer) { io.WriteString(w, text) }
-}
-
-func parse(fs *flag.FlagSet, args []string, out io.Writer, help func(io.Writer)) error {
-	fs.SetOutput(io.Discard)
-	// Flags may come before or after the positional arguments
-	// ('litebench compare A B --store x.db'); "--" ends the flags.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				help(out)
-				return flag.ErrHelp
-			}
-			return usagef("%s: %v (see 'litebench %s --help')", fs.Name(), err, fs.Name())
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 func cmdList(ctx context.Context, args []string, out, errw io.Writer) error {
@@ -194,10 +169,7 @@ DESCRIPTION
 	fs := flag.NewFlagSet("pragma", flag.ContinueOnError)
 	db := fs.String("db", "", "database file to read (opened read-only)")
 	tname := fs.String("target", target.Default(), "target")
-	vals := map[string]*string{}
-	for _, sp := range settings.Specs {
-		vals[sp.Key] = fs.String(sp.Key, "", sp.Help)
-	}
+	vals := registerSettings(fs)
 	// Allow the pragma name before the flags.
 	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/own"
 	"github.com/litebench/litebench/internal/report"

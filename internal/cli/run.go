@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/own"
 	sweep "github.com/litebench/litebench/internal/plan"
@@ -65,33 +66,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
 	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GB; a run that needs more ends as failed (refused where cgroups are not writable)")
-	c.settings = map[string]*string{}
-	for _, sp := range settings.Specs {
-		v := new(string)
-		c.settings[sp.Key] = v
-		usage := sp.Help + " (default " + sp.Default + "; comma list = sweep)"
-		if sp.Default == "true" || sp.Default == "false" {
-			// Bare --prepared means true, as in the seeds; lists still work
-			// as --prepared=true,false.
-			fs.Var(boolList{v}, sp.Key, usage)
-		} else {
-			fs.StringVar(v, sp.Key, "", usage)
-		}
-	}
+	c.settings = registerSettings(fs)
 }
-
-// boolList is a setting flag that may stand alone (meaning true) or carry
-// a value or comma list after '='.
-type boolList struct{ v *string }
-
-func (b boolList) String() string {
-	if b.v == nil {
-		return ""
-	}
-	return *b.v
-}
-func (b boolList) Set(s string) error { *b.v = s; return nil }
-func (b boolList) IsBoolFlag() bool   { return true }
 
 // plan is a validated list of runs and what running them needs: the
 // directory for bench databases, the store and the limits. Building it
@@ -427,7 +403,6 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 func runSpec(ctx context.Context, spec *workload.Spec, what string, args []string, out, errw io.Writer) error {
 	help := workloadHelp(spec)
 	fs := flag.NewFlagSet(what, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	var c common
 	c.register(fs)
 	params := map[string]*string{}
@@ -435,14 +410,11 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 		if fs.Lookup(p.Name) != nil {
 			return usagef("%s: parameter %s has the name of a flag of litebench's; rename it", what, p.Name)
 		}
-		params[p.Name] = fs.String(p.Name, p.Default, p.Help)
+		params[p.Name] = new(string)
+		stringFlag(fs, params[p.Name], p.Name, p.Default, p.Help, isBoolDefault(p.Default))
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			help(out)
-			return flag.ErrHelp
-		}
-		return usagef("%s: %v (see 'litebench %s --help')", what, err, what)
+	if err := parse(fs, args, out, help); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", what, fs.Arg(0), what)

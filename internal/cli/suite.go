@@ -3,12 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/report"

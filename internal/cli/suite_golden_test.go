@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/report"
 	"github.com/litebench/litebench/internal/results"
@@ -123,7 +125,7 @@ func render(t *testing.T, b *bytes.Buffer, tables ...*report.Table) {
 
 func goldenSuite() *suiteRun {
 	var c common
-	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("suite", pflag.ContinueOnError)
 	c.register(fs)
 	return &suiteRun{c: &c, flags: registerSuiteFlags(fs), scale: 1}
 }

@@ -2,12 +2,13 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/limits"
 	sweep "github.com/litebench/litebench/internal/plan"

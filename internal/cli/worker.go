@@ -2,9 +2,10 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"io"
 	"os"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/worker"
 )

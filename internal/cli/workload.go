@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/report"
@@ -107,7 +108,10 @@ func checkWorkload(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		return usagef("workload check: name a workload file (FILE.toml) or scripts (-f FILE.sql)")
 	}
-	if err := fs.Parse(rest); err != nil || fs.NArg() > 0 {
+	if err := parse(fs, rest, out, simpleHelp(workloadUsage)); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
 		return usagef("workload check: only --target may follow the file")
 	}
 	var c common

@@ -230,7 +230,7 @@ columns = [{ name = "id", type = "integer", primary_key = true, gen = "seq(1)" }
 		{[]string{"run", "-f", script}, script + ":2:1: \\setshell is not supported"},
 		{[]string{"run", "-f", weights + "@0"}, "-f: every weight is 0"},
 		{[]string{"run", filepath.Join(dir, "missing.toml")}, "no such file"},
-		{[]string{"run", filepath.Join(examples, "bank.toml"), "--frobnicate", "1"}, "flag provided but not defined"},
+		{[]string{"run", filepath.Join(examples, "bank.toml"), "--frobnicate", "1"}, "unknown flag --frobnicate"},
 		{[]string{"workload", "check", prep}, prep + ":8:8: does not prepare"},
 		{[]string{"workload", "show", "scan"}, "written in Go"},
 	} {
