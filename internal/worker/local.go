@@ -39,8 +39,12 @@ var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "
 
 // Hello describes the worker.
 func (l *Local) Hello(context.Context) (Event, error) {
-	return Event{T: THello, Protocol: Protocol, Lang: runtime.Version(), Version: Version, Caps: Caps}, nil
+	return Event{T: THello, Protocol: Protocol, Lang: runtime.Version(), Version: Version, Caps: Caps, EngineVersion: EngineVersion}, nil
 }
+
+// EngineVersion, when set, is the engine version hello reports (a worker
+// whose engine's version does not need a database to read it).
+var EngineVersion string
 
 // Version is litebench's version, set by the caller (the runner's
 // fingerprint knows it).
