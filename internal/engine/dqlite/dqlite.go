@@ -59,7 +59,7 @@ var specs = []settings.Spec{
 type dqliteEngine struct{}
 
 func (dqliteEngine) Name() string              { return Name }
-func (dqliteEngine) Dialect() dialect.Dialect  { return dialect.SQLite }
+func (dqliteEngine) Dialect() dialect.Dialect  { return Dialect }
 func (dqliteEngine) Settings() []settings.Spec { return append([]settings.Spec(nil), specs...) }
 func (dqliteEngine) Server()                   {}
 
@@ -71,7 +71,13 @@ func (dqliteEngine) Borrows(key string) bool { return key == "sync" }
 // appends every transaction to the Raft log and fsyncs it on a majority
 // of the voters before the commit returns, and has no setting that
 // relaxes that: full is what it always does.
+//
+// --tx immediate is refused too: go-dqlite's driver begins every
+// transaction with a plain BEGIN (the leader serialises writers anyway).
 func (dqliteEngine) CheckCell(s settings.Settings) error {
+	if s.Get("tx") == "immediate" {
+		return errors.New("--tx immediate: go-dqlite's driver begins every transaction with BEGIN and has no BEGIN IMMEDIATE (the leader serialises writes); drop it for dqlite targets")
+	}
 	switch v := s.Get("sync"); v {
 	case "default", "full":
 		return nil
@@ -96,6 +102,15 @@ func (dqliteEngine) Provision(ctx context.Context, r engine.Request) (engine.Ins
 	}
 	return start(ctx, r)
 }
+
+// Dialect is SQLite's, but for the bound parameters of one statement:
+// dqlite's wire protocol carries at most 255.
+var Dialect dialect.Dialect = dqDialect{dialect.SQLite}
+
+type dqDialect struct{ dialect.Dialect }
+
+// MaxParams is the wire protocol's limit (a one-byte count).
+func (dqDialect) MaxParams() int { return 255 }
 
 // Missing says what to install when the worker cannot be built.
 const Missing = "apt-get install " + Packages
