@@ -9,6 +9,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"syscall"
 
 	"github.com/canonical/go-dqlite/client"
 	dqdriver "github.com/canonical/go-dqlite/driver"
@@ -89,7 +91,11 @@ var notLeader = map[int]bool{10 | 40<<8: true, 10 | 41<<8: true, 10 | 32<<8: tru
 // --busy-retry. SQLite's own codes (SQLITE_BUSY, constraints) are
 // SQLite's classes.
 func classify(err error) engine.ErrClass {
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, dqdriver.ErrNoAvailableLeader) {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, dqdriver.ErrNoAvailableLeader) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		// The connection to the leader broke (it died or stepped down)
+		// while a request was out: the driver discards the connection
+		// when it is next used and finds the new leader.
 		return engine.Busy
 	}
 	var e dqdriver.Error
