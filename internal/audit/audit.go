@@ -76,6 +76,11 @@ func Check(cfg Config, cells []plan.Cell) error {
 		power = power || f == PowerLoss
 	}
 	for _, c := range cells {
+		for _, f := range cfg.Faults {
+			if err := faultApplies(c, f); err != nil {
+				return err
+			}
+		}
 		if c.Settings.Bool("in-memory") {
 			return fmt.Errorf("audit: --in-memory: a fault leaves nothing of an in-memory database to check; audit a file")
 		}
@@ -173,7 +178,13 @@ func runCell(ctx context.Context, cfg Config, ci, nc int, c plan.Cell, fault str
 			interrupted = true
 			break
 		}
-		t, err := runTrial(ctx, cfg, c, fault, i)
+		var t *trial
+		var cluster check
+		if IsClusterFault(fault) {
+			t, cluster, err = runClusterTrial(ctx, cfg, c, fault, i, l)
+		} else {
+			t, err = runTrial(ctx, cfg, c, fault, i)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				interrupted = true
@@ -184,6 +195,10 @@ func runCell(ctx context.Context, cfg Config, ci, nc int, c plan.Cell, fault str
 		}
 		rate.add(t)
 		for k, m := range models {
+			if IsClusterFault(fault) {
+				sums[k].add(t, cluster, "")
+				continue
+			}
 			path := t.db
 			var pattern string
 			if m != "" {
@@ -546,7 +561,14 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 	if a.Journal == "" {
 		a.Journal, a.Sync = asked(c.Settings.Get("journal"), "delete"), asked(c.Settings.Get("sync"), "full")
 	}
-	if e, err := Lookup(a.Journal, a.Sync); err == nil {
+	e, err := Lookup(a.Journal, a.Sync)
+	documents := "SQLite documents: "
+	if IsClusterFault(fault) {
+		e, err, documents = clusterExpectation, nil, "Raft's promise: "
+		a.Journal, a.Sync = e.Journal, e.Sync
+		r.Notes = append(r.Notes, "recovery is the time from the kill until the first write acknowledged after it (writes resumed)")
+	}
+	if err == nil {
 		a.Expected = e.For(fault).String()
 		a.Verdict, a.Finding = Verdict(e, fault, s.Summary)
 		a.OracleClass = e.Class()
@@ -558,7 +580,7 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 			pl = max(pl, got)
 		}
 		a.Class = ClassOf(pk, pl)
-		r.Notes = append(r.Notes, "SQLite documents: "+e.Why)
+		r.Notes = append(r.Notes, documents+e.Why)
 	} else {
 		a.Verdict = "no documented behaviour"
 		r.Notes = append(r.Notes, err.Error())

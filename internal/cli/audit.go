@@ -11,6 +11,7 @@ import (
 
 	"github.com/litebench/litebench/internal/audit"
 	"github.com/litebench/litebench/internal/crashvfs"
+	"github.com/litebench/litebench/internal/engine"
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/target"
@@ -150,6 +151,9 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !set["fault"] {
+		cfg.Faults = clusterFaults(p.specs, cfg.Faults)
+	}
 	if err := audit.Check(cfg, p.specs); err != nil {
 		return usageError{err.Error()}
 	}
@@ -229,6 +233,9 @@ func auditOutcome(rs []*results.Result, cells int) error {
 // auditFaultsOf names the faults 'litebench audit' can inject on t:
 // power loss needs a target that opens through a Go VFS.
 func auditFaultsOf(t target.Target) string {
+	if engine.IsServer(t.Engine()) {
+		return strings.Join(audit.ClusterFaults, ", ")
+	}
 	if target.SupportsVFS(t) {
 		return audit.ProcessKill + ", " + audit.PowerLoss
 	}
@@ -244,9 +251,16 @@ func auditFaults(list string) ([]string, error) {
 			}
 		}
 	}
+	for _, f := range audit.ClusterFaults {
+		for _, g := range strings.Split(list, ",") {
+			if strings.TrimSpace(g) == f && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
 	for _, g := range strings.Split(list, ",") {
-		if g = strings.TrimSpace(g); !slices.Contains(audit.Faults, g) {
-			return nil, usagef("--fault %q: unknown fault %q; want process-kill, power-loss or both", list, g)
+		if g = strings.TrimSpace(g); !slices.Contains(audit.Faults, g) && !slices.Contains(audit.ClusterFaults, g) {
+			return nil, usagef("--fault %q: unknown fault %q; want process-kill, power-loss or both (kill-leader, kill-follower for dqlite)", list, g)
 		}
 	}
 	return out, nil

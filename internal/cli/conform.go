@@ -60,7 +60,7 @@ func cmdConform(ctx context.Context, args []string, out, errw io.Writer) error {
 	if *targets == "" {
 		all, _ := target.All()
 		for _, t := range all {
-			if _, ok := t.Client().(target.External); ok {
+			if _, ok := t.Client().(target.External); ok && conformable(t) == nil {
 				ts = append(ts, t)
 			}
 		}
@@ -72,6 +72,9 @@ func cmdConform(ctx context.Context, args []string, out, errw io.Writer) error {
 			t, err := target.Get(strings.TrimSpace(n))
 			if err != nil {
 				return usagef("--target: %v", err)
+			}
+			if err := conformable(t); err != nil {
+				return usageError{err.Error()}
 			}
 			ts = append(ts, t)
 		}

@@ -141,9 +141,17 @@ func Build(req Request) (*Plan, error) {
 	repeat := max(req.Repeat, 1)
 	p := &Plan{SweepID: ids.Sweep()}
 	for rep := 1; rep <= repeat; rep++ {
+		seen := map[string]bool{}
 		for _, asked := range req.Targets {
 			for _, pp := range points {
 				for _, s := range m.Points() {
+					s, repeated, err := cellSettings(spec, asked, s, req.Targets, pp, seen)
+					if err != nil {
+						return nil, err
+					}
+					if repeated {
+						continue
+					}
 					if err := s.Validate(); err != nil {
 						return nil, &InputError{err.Error()}
 					}

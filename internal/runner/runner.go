@@ -71,6 +71,9 @@ type Spec struct {
 	// run up, right before the measured part starts (the durability audit
 	// injects its fault from there).
 	Started func(worker.Worker)
+	// Instance, when set, is the server instance the run uses (the
+	// durability audit's cluster): the runner neither starts nor stops it.
+	Instance engine.Instance
 }
 
 // Reuser is implemented by workloads that read data they can reuse from a
@@ -148,8 +151,11 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
 	}
 	file := !sp.Settings.Bool("in-memory")
+	server := engine.IsServer(sp.Target.Engine())
 	var lock *own.DBLock
-	if !file {
+	if server {
+		// Not a file: the engine starts the instance below.
+	} else if !file {
 		path = "litebench-" + sp.RunID
 	} else {
 		var err error
@@ -162,11 +168,13 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		}
 	}
 
-	// The runner has claimed the path: the engine only names and opens it
-	// (nothing to replace, nothing to remove at the end).
-	inst, err := sp.Target.Engine().Provision(ctx, engine.Request{Settings: sp.Settings, Path: path, Name: sp.RunID, Reuse: true, Keep: true})
+	inst, release, err := provision(ctx, sp, path)
 	if err != nil {
 		return fail(err)
+	}
+	defer release()
+	if server {
+		path = inst.Endpoint().DSN
 	}
 	job := &worker.Job{
 		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
@@ -241,6 +249,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		}
 	})
 	series, notes := smp.stop()
+	report(ctx, sp, inst, r)
 	if err != nil {
 		return fail(err)
 	}

@@ -40,12 +40,16 @@ var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "
 // Hello describes the worker.
 func (l *Local) Hello(context.Context) (Event, error) {
 	return Event{T: THello, Protocol: Protocol, Lang: runtime.Version(), Version: Version, Caps: Caps,
-		Driver: Driver, DriverVersion: DriverVersion}, nil
+		Driver: Driver, DriverVersion: DriverVersion, EngineVersion: EngineVersion}, nil
 }
 
 // Driver and DriverVersion name the driver of a Go worker process of its
 // own (go-crawshaw), set by its main; empty in litebench itself.
 var Driver, DriverVersion string
+
+// EngineVersion, when set, is the engine version hello reports (a worker
+// whose engine's version does not need a database to read it).
+var EngineVersion string
 
 // Version is litebench's version, set by the caller (the runner's
 // fingerprint knows it).

@@ -186,6 +186,13 @@ func (p *Process) Close() error {
 	return nil
 }
 
+// Tail keeps the last bytes written to it (a child process's standard
+// error, for messages).
+type Tail = tail
+
+// NewTail returns a Tail that keeps the last max bytes.
+func NewTail(max int) *Tail { return &tail{max: max} }
+
 // tail keeps the last max bytes written to it.
 type tail struct {
 	mu  sync.Mutex

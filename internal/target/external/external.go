@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine/dqlite"
 	"github.com/litebench/litebench/internal/engine/sqlite"
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/worker"
@@ -40,6 +41,11 @@ type Worker struct {
 	Driver string
 	// Missing, when set, says why this checkout has no such worker.
 	Missing string
+	// Engine is the engine the worker's client speaks ("" for SQLite).
+	Engine string
+	// Prereq, when set, says what to install before the worker can be
+	// built (nil when it is installed).
+	Prereq func() error
 }
 
 // Workers are the external targets litebench knows.
@@ -59,6 +65,9 @@ var Workers = []Worker{
 	{Name: "go-sqlite-lite", Lang: "go", Dir: "go-sqlite-lite", Built: "litebench-worker-sqlite-lite", Build: "workers/go-sqlite-lite/build.sh",
 		Args: []string{"workers/go-sqlite-lite/litebench-worker-sqlite-lite"}, Driver: "github.com/bvinc/go-sqlite-lite",
 		Missing: "no worker: github.com/bvinc/go-sqlite-lite is not available from the Go module proxy"},
+	{Name: "dqlite", Lang: "go", Dir: "go-dqlite", Built: "litebench-worker-dqlite", Build: "workers/go-dqlite/build.sh",
+		Args: []string{"workers/go-dqlite/litebench-worker-dqlite"}, Driver: "github.com/canonical/go-dqlite",
+		Engine: dqlite.Name, Prereq: dqlitePackages},
 }
 
 // EnvRoot names the repository (the directory holding workers/) when
@@ -71,22 +80,25 @@ func init() {
 		if root == "" {
 			// An installed binary away from a checkout: the workers are
 			// built from the repository's workers/ directory.
-			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: sqlite.Name, API: "worker protocol", Module: w.Driver,
+			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: w.engine(), API: "worker protocol", Module: w.Driver,
 				Reason: "its worker is built from a litebench checkout (workers/" + w.Dir + "): run litebench inside one after 'make workers', or set " + EnvRoot + "=CHECKOUT"})
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(root, "workers", w.Dir)); err != nil {
 			if w.Missing != "" {
-				target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: sqlite.Name, API: "worker protocol", Module: w.Driver, Reason: w.Missing})
+				target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: w.engine(), API: "worker protocol", Module: w.Driver, Reason: w.Missing})
 			}
 			continue // this checkout has no such worker
 		}
 		c := &client{w: w, root: root}
 		if err := c.ready(); err != nil {
-			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: sqlite.Name, API: "worker protocol", Module: w.Driver, Reason: err.Error()})
+			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: w.engine(), API: "worker protocol", Module: w.Driver, Reason: err.Error()})
 			continue
 		}
 		target.Register(c)
+		if w.Engine == dqlite.Name {
+			dqlite.Command = c.Command
+		}
 	}
 }
 
@@ -131,7 +143,20 @@ type client struct {
 	err       error
 }
 
+// engine is the engine the worker's client speaks.
+func (w Worker) engine() string {
+	if w.Engine != "" {
+		return w.Engine
+	}
+	return sqlite.Name
+}
+
 func (c *client) ready() error {
+	if c.w.Prereq != nil {
+		if err := c.w.Prereq(); err != nil {
+			return err
+		}
+	}
 	if _, err := os.Stat(filepath.Join(c.root, "workers", c.w.Dir, c.w.Built)); err != nil {
 		return fmt.Errorf("not built: run %s", c.w.Build)
 	}
@@ -144,7 +169,7 @@ func (c *client) ready() error {
 }
 
 func (c *client) Name() string   { return c.w.Name }
-func (c *client) Engine() string { return sqlite.Name }
+func (c *client) Engine() string { return c.w.engine() }
 func (c *client) API() string    { return "worker protocol" }
 func (c *client) Module() string { return c.w.Driver }
 
@@ -217,4 +242,15 @@ func (c *client) Version() (string, error) {
 		}
 	})
 	return c.ver, c.err
+}
+
+// dqlitePackages checks for Debian's dqlite packages: libdqlite's header
+// and go-dqlite's source, which the dqlite worker builds with.
+func dqlitePackages() error {
+	for _, f := range []string{"/usr/include/dqlite.h", "/usr/share/gocode/src/github.com/canonical/go-dqlite/go.mod"} {
+		if _, err := os.Stat(f); err != nil {
+			return errors.New(dqlite.Missing)
+		}
+	}
+	return nil
 }
