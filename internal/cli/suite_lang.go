@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litebench/litebench/internal/engine/sqlite"
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/report"
 	"github.com/litebench/litebench/internal/results"
@@ -36,6 +37,9 @@ func workerTargets(skip []target.Target) ([]target.Target, []string) {
 	var missing []string
 next:
 	for _, w := range external.Workers {
+		if w.Engine != "" && w.Engine != sqlite.Name {
+			continue // a worker of another engine (a cluster), not a language
+		}
 		for _, t := range skip {
 			if t.Name() == w.Name {
 				continue next
