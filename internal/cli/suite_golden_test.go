@@ -224,3 +224,23 @@ func TestGoldenSuiteGoVsPython(t *testing.T) {
 	render(t, &b, goVsPythonTable(rs))
 	golden(t, "suite-go-vs-python.txt", b.Bytes())
 }
+
+func TestGoldenSuiteOutgrow(t *testing.T) {
+	s, y := goldenSuite(), newSynth()
+	var rs []*results.Result
+	for _, lv := range outgrowLevels {
+		// In-process targets stand for the servers here: the table is
+		// what is checked, and it reads only results.
+		for i, e := range outgrowEngines("mattn")[:3] {
+			st := s.outgrowSteps(e, lv.sync)
+			rs = append(rs, y.results(t, lv.label, []step{st}, []string{"mattn", "modernc", "zombie"}[i])...)
+		}
+	}
+	var b bytes.Buffer
+	render(t, &b, outgrowTable(rs))
+	out := b.String()
+	if strings.Count(out, "\ndurable ") != 3 || strings.Count(out, "\nrelaxed ") != 3 {
+		t.Errorf("three engines at each durability expected:\n%s", out)
+	}
+	golden(t, "suite-outgrow.txt", b.Bytes())
+}
