@@ -130,6 +130,9 @@ func (c *common) matrix() (*settings.Matrix, string, error) {
 	return m, path, usage(err)
 }
 
+// given reports whether the setting flag key was given.
+func (c *common) given(key string) bool { v := c.settings[key]; return v != nil && *v != "" }
+
 func (c *common) targetList() ([]target.Target, error) {
 	ts, err := sweep.Targets(c.targets)
 	return ts, usage(err)
@@ -284,6 +287,9 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			sp.SeriesInterval = p.c.series
 			sp.WALWarn = walWarn
 			fmt.Fprintf(errw, "%s ...\n", sp.Label)
+			for _, n := range sp.Notes {
+				fmt.Fprintf(errw, "  note: %s\n", n)
+			}
 			noteRun(sp)
 			if p.store != nil {
 				// A run the process does not live to finish shows as lost,
@@ -502,6 +508,7 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
+		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"),
 	})
 	if err != nil {
 		return nil, usage(err)

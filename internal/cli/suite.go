@@ -305,7 +305,7 @@ func (s *suiteRun) batchSteps() []step {
 	var batch []step
 	for _, b := range []string{"10", "100", "500", "1000"} {
 		batch = append(batch, step{"rows-per-stmt " + b, "insert", map[string]string{"schema": "bench", "rows": s.rows(10000)},
-			map[string]string{"rows-per-stmt": b, "batch": "1", "prepared": "true"}})
+			map[string]string{"rows-per-stmt": b, "batch": b, "prepared": "true"}})
 	}
 	return batch
 }

@@ -46,6 +46,10 @@ type Spec struct {
 	// Label names the run in progress lines.
 	Label   string
 	Command string
+	// Notes are what the plan says about the run's settings (a setting
+	// with no effect here, a value it followed from another): printed
+	// beside the run and kept in its result.
+	Notes []string
 	// Progress receives progress lines; nil for none.
 	Progress io.Writer
 	Interval time.Duration
@@ -94,6 +98,7 @@ func Pending(sp Spec) *results.Result {
 		Engine: sp.Target.Engine().Name(), Client: sp.Target.Name(), Placement: placementOf(sp.Target, sp.Settings),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
+		Notes: append([]string(nil), sp.Notes...),
 	}
 	r.Order = labelOrder(r.Params, r.Settings)
 	return r

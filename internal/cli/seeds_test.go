@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// oneRun runs a command with --format json and returns its only run.
+func oneRun(t *testing.T, args ...string) (map[string]any, outcome) {
+	t.Helper()
+	o := run(t, context.Background(), append(args, "--format", "json", "--no-store", "--progress", "0", "--series", "0", "--dir", t.TempDir())...)
+	if o.code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, o.code, o.err)
+	}
+	js := jsonLines(t, o.out)
+	if len(js) != 1 {
+		t.Fatalf("%v: want one run, got %d", args, len(js))
+	}
+	return js[0], o
+}
+
+// opCount is how many times op kind name ran in a JSON run, statements
+// for insert (its latency samples; -1 when absent).
+func opCount(j map[string]any, name string) int64 {
+	ops, _ := j["ops"].([]any)
+	for _, x := range ops {
+		o := x.(map[string]any)
+		if o["name"] == name {
+			svc, _ := o["service"].(map[string]any)
+			n, _ := svc["count"].(float64)
+			return int64(n)
+		}
+	}
+	return -1
+}
+
+func notesOf(j map[string]any) string {
+	var b strings.Builder
+	ns, _ := j["notes"].([]any)
+	for _, n := range ns {
+		b.WriteString(n.(string) + "\n")
+	}
+	return b.String()
+}
+
+func settingOf(j map[string]any, key string) string {
+	s, _ := j["settings"].(map[string]any)
+	v, _ := s[key].(string)
+	return v
+}
+
+// seed 000's generate -b N is N rows per INSERT and one INSERT per
+// transaction: --rows-per-stmt alone makes --batch follow it, and says so.
+func TestRowsPerStmtAloneIsOneStatementPerTransaction(t *testing.T) {
+	j, o := oneRun(t, "insert", "--rows", "200", "--rows-per-stmt", "10")
+	if b := settingOf(j, "batch"); b != "10" {
+		t.Errorf("batch = %q, want 10 (one 10-row INSERT per transaction)", b)
+	}
+	if n := opCount(j, "insert"); n != 20 {
+		t.Errorf("insert statements = %d, want 20", n)
+	}
+	if n := opCount(j, "commit"); n > 0 {
+		t.Errorf("commits = %d, want none: each statement is its own transaction", n)
+	}
+	if !strings.Contains(notesOf(j), "--batch follows --rows-per-stmt") || !strings.Contains(o.err, "note: --batch follows") {
+		t.Errorf("the coupling is not said in the notes and beside the run:\nnotes: %s\nstderr: %s", notesOf(j), o.err)
+	}
+	if !strings.Contains(j["command"].(string), "--batch=10") {
+		t.Errorf("the run's command does not repeat --batch: %s", j["command"])
+	}
+
+	// Both given: as given, several statements per transaction.
+	j, _ = oneRun(t, "insert", "--rows", "200", "--rows-per-stmt", "10", "--batch", "100")
+	if n, c := opCount(j, "insert"), opCount(j, "commit"); n != 20 || c != 2 {
+		t.Errorf("--batch 100 --rows-per-stmt 10: %d statements in %d transactions, want 20 in 2", n, c)
+	}
+	if strings.Contains(notesOf(j), "follows") {
+		t.Errorf("an explicit --batch was overridden: %s", notesOf(j))
+	}
+
+	// A batch smaller than a statement is flagged.
+	j, _ = oneRun(t, "insert", "--rows", "100", "--rows-per-stmt", "10", "--batch", "5")
+	if !strings.Contains(notesOf(j), "--batch 5 is less than --rows-per-stmt 10") {
+		t.Errorf("--batch 5 < --rows-per-stmt 10 not flagged: %q", notesOf(j))
+	}
+
+	// Swept: each cell's batch follows its own rows per statement.
+	o = run(t, context.Background(), "insert", "--rows", "100", "--rows-per-stmt", "10,50", "--format", "json", "--no-store", "--progress", "0", "--dir", t.TempDir())
+	js := jsonLines(t, o.out)
+	if o.code != 0 || len(js) != 2 || settingOf(js[0], "batch") != "10" || settingOf(js[1], "batch") != "50" {
+		t.Fatalf("swept rows-per-stmt: exit %d, %d runs: %s", o.code, len(js), o.err)
+	}
+}
+
+// A BEGIN mode given with one row per transaction runs every operation in
+// an explicit transaction of that mode, as seed 002's explicit
+// transactions; it is never dropped in silence.
+func TestTxModeWithBatchOneBeginsEveryOperation(t *testing.T) {
+	j, _ := oneRun(t, "insert", "--rows", "50", "--batch", "1", "--tx", "immediate")
+	if b, c := opCount(j, "begin"), opCount(j, "commit"); b != 50 || c != 50 {
+		t.Errorf("--tx immediate --batch 1: %d BEGINs and %d COMMITs for 50 rows, want 50 each", b, c)
+	}
+	if !strings.Contains(notesOf(j), "BEGIN IMMEDIATE") {
+		t.Errorf("no note of the explicit transactions: %q", notesOf(j))
+	}
+	j, _ = oneRun(t, "insert", "--rows", "50", "--batch", "1")
+	if b := opCount(j, "begin"); b > 0 {
+		t.Errorf("--batch 1 without a BEGIN mode: %d BEGINs, want autocommit", b)
+	}
+
+	j, _ = oneRun(t, "write", "--rows", "100", "--count", "30", "--tx", "immediate")
+	if !strings.Contains(notesOf(j), "every write runs in its own BEGIN IMMEDIATE") {
+		t.Errorf("write --tx immediate: no note of explicit transactions: %q", notesOf(j))
+	}
+}
+
+// Settings that have no effect in a run are flagged in its notes.
+func TestInertSettingsAreFlagged(t *testing.T) {
+	j, _ := oneRun(t, "read", "--rows", "100", "--count", "50", "--batch", "100", "--tx", "immediate", "--busy-retry", "5", "--write-mutex")
+	notes := notesOf(j)
+	for _, want := range []string{"--batch 100 has no effect", "--tx immediate has no effect", "--busy-retry 5", "--write-mutex has no effect"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("read: %q not flagged; notes:\n%s", want, notes)
+		}
+	}
+	j, _ = oneRun(t, "write", "--rows", "100", "--count", "30", "--rows-per-stmt", "10")
+	if n := notesOf(j); !strings.Contains(n, "--rows-per-stmt 10 has no effect") || strings.Contains(n, "follows") {
+		t.Errorf("write --rows-per-stmt: notes %q", n)
+	}
+	if b := settingOf(j, "batch"); b != "1" {
+		t.Errorf("write --rows-per-stmt changed write's batch to %q", b)
+	}
+	j, _ = oneRun(t, "insert", "--rows", "100", "--workers", "2", "--busy-retry", "until")
+	if n := notesOf(j); strings.Contains(n, "busy-retry") {
+		t.Errorf("--busy-retry with two workers flagged: %q", n)
+	}
+}
+
+// A seed-style --db with mode=memory is the file the seeds' driver opened
+// (it drops SQLite's URI parameters from a plain name), with a note beside
+// the run; a file: URI is the real in-memory database.
+func TestSeedDSNModeMemoryIsAFileAsTheSeedsDriverOpens(t *testing.T) {
+	dir := t.TempDir()
+	db := dir + "/a.db"
+	j, o := oneRun(t, "insert", "--rows", "100", "--db", db+"?_sync=0&mode=memory", "--keep")
+	if m, s := settingOf(j, "in-memory"), settingOf(j, "sync"); m != "false" || s != "off" {
+		t.Errorf("in-memory=%s sync=%s, want a file database with sync off", m, s)
+	}
+	if n, _ := countRows(t, db, "bench"); n != 100 {
+		t.Errorf("%s holds %d rows, want 100", db, n)
+	}
+	for _, w := range []string{"mode=memory ignored", "--in-memory"} {
+		if !strings.Contains(notesOf(j), w) || !strings.Contains(o.err, w) {
+			t.Errorf("%q not in the run's notes or beside the run:\nnotes: %s\nstderr: %s", w, notesOf(j), o.err)
+		}
+	}
+	j, _ = oneRun(t, "insert", "--rows", "100", "--db", "file:"+dir+"/b.db?mode=memory")
+	if m := settingOf(j, "in-memory"); m != "true" || strings.Contains(notesOf(j), "ignored") {
+		t.Errorf("file: URI with mode=memory: in-memory=%s, notes %q", m, notesOf(j))
+	}
+}
