@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,95 @@ func TestSeedDSNModeMemoryIsAFileAsTheSeedsDriverOpens(t *testing.T) {
 	j, _ = oneRun(t, "insert", "--rows", "100", "--db", "file:"+dir+"/b.db?mode=memory")
 	if m := settingOf(j, "in-memory"); m != "true" || strings.Contains(notesOf(j), "ignored") {
 		t.Errorf("file: URI with mode=memory: in-memory=%s, notes %q", m, notesOf(j))
+	}
+}
+
+// runs names what each run changed from its workload's own defaults (a
+// write with --batch 1000 is not "defaults"), and counts in the run's unit.
+func TestRunsShowsWhatEachRunChanged(t *testing.T) {
+	store := t.TempDir() + "/s.db"
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"write", "--rows", "100", "--count", "20", "--batch", "1000"},
+		{"write", "--rows", "100", "--count", "20"},
+		{"insert", "--rows", "100"},
+	} {
+		if o := run(t, ctx, append(args, "--store", store, "--progress", "0", "--dir", t.TempDir())...); o.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, o.code, o.err)
+		}
+	}
+	o := run(t, ctx, "runs", "--store", store)
+	lines := strings.Split(o.out, "\n")
+	if o.code != 0 || len(lines) < 5 {
+		t.Fatalf("runs: exit %d:\n%s%s", o.code, o.out, o.err)
+	}
+	// Newest first: insert, write, write --batch 1000.
+	for i, want := range []struct{ count, differs string }{
+		{"100 rows", "--rows 100"}, {"20 ops", "--count 20"}, {"20 ops", "--count 20 --batch=1000"},
+	} {
+		l := lines[2+i]
+		if !strings.Contains(l, want.count) || !strings.HasSuffix(strings.TrimSpace(l), want.differs) {
+			t.Errorf("runs line %d: want count %q and %q at the end:\n%s", i+1, want.count, want.differs, l)
+		}
+	}
+}
+
+// Progress lines print integers as integers and the last interval's rate,
+// p99 and errors; --quiet prints none, nor the lines as runs start and end.
+func TestProgressLinesAndQuiet(t *testing.T) {
+	ctx := context.Background()
+	o := run(t, ctx, "insert", "--rows", "20000", "--batch", "10", "--no-store", "--progress", "1ms", "--dir", t.TempDir())
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	line := regexp.MustCompile(`^\[1/1\] insert mattn  \d+/20000 rows \(\d+\.\d\d%\) \d+\.\ds: \d+ rows/s(, p99( \w+ [0-9.]+[nµm]?s)+)?, \d+ errors \(last \d+\.\ds\); ETA \d+s`)
+	for _, l := range strings.Split(o.err, "\n") {
+		if strings.Contains(l, "% ") && !line.MatchString(l) {
+			t.Errorf("progress line not as documented: %q", l)
+		}
+	}
+	if !strings.Contains(o.err, "ok: 20000 rows in ") {
+		t.Errorf("the end line does not count whole rows:\n%s", o.err)
+	}
+	o = run(t, ctx, "insert", "--rows", "20000", "--batch", "10", "--no-store", "--progress", "1ms", "--quiet", "--dir", t.TempDir(), "--busy-retry", "3")
+	if o.code != 0 || strings.Contains(o.err, "rows/s") || strings.Contains(o.err, "...") {
+		t.Errorf("--quiet: exit %d, stderr:\n%s", o.code, o.err)
+	}
+	if !strings.Contains(o.err, "note: --busy-retry 3") {
+		t.Errorf("--quiet dropped the notes beside the run:\n%s", o.err)
+	}
+}
+
+// The latency table counts an insert's statements, said as such, when
+// statements hold several rows.
+func TestInsertLatencyCountsStatements(t *testing.T) {
+	o := run(t, context.Background(), "insert", "--rows", "200", "--rows-per-stmt", "10", "--batch", "100", "--no-store", "--progress", "0", "--dir", t.TempDir())
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	if !strings.Contains(o.out, "20 stmts") || !strings.Contains(o.out, "insert: count is statements, one latency each; they wrote 200 rows") {
+		t.Errorf("latency table does not count statements:\n%s", o.out)
+	}
+}
+
+// show of a suite's sweep prints the suite's own tables, as it printed
+// them.
+func TestShowSuitePrintsItsTables(t *testing.T) {
+	store := t.TempDir() + "/s.db"
+	ctx := context.Background()
+	o := run(t, ctx, "suite", "quick", "--scale", "0.002", "--report", "none", "--progress", "0", "--store", store, "--dir", t.TempDir())
+	if o.code != 0 {
+		t.Fatalf("suite: exit %d: %s", o.code, o.err)
+	}
+	m := regexp.MustCompile(`as sweep (\S+) in`).FindStringSubmatch(o.err)
+	if m == nil {
+		t.Fatalf("no sweep id in:\n%s", o.err)
+	}
+	s := run(t, ctx, "show", m[1], "--store", store)
+	if s.code != 0 || s.out != o.out {
+		t.Errorf("show %s differs from the suite's output:\n--- suite ---\n%s--- show ---\n%s", m[1], o.out, s.out)
+	}
+	if !strings.Contains(s.out, "ladder") || !strings.Contains(s.out, "full scan") {
+		t.Errorf("show of the suite lacks its tables:\n%s", s.out)
 	}
 }

@@ -40,6 +40,8 @@ type suiteRun struct {
 	out       io.Writer
 	errw      io.Writer
 	suite     *sweep.Suite
+	// save stores a run again (nil without a store).
+	save func(*results.Result) error
 }
 
 func (s *suiteRun) rows(n int64) string {
@@ -210,6 +212,9 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	s := &suiteRun{targets: ts, flags: sf, c: &c, scale: *scale, out: out, errw: errw,
 		suite: &sweep.Suite{Name: name, IDs: ids, Dir: p.dir, Exec: p.executor(out, errw),
 			Check: func(cell sweep.Cell) error { return c.checkDemand(cell.Workload, cell.Settings) }}}
+	if p.store != nil {
+		s.save = p.store.Save
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "target" {
 			s.targetSet = true
@@ -243,7 +248,16 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	return nil
 }
 
+// emit prints a suite's table of rs, and keeps it with the last of rs in
+// the store so that 'litebench show' prints the suite as it ran.
 func (s *suiteRun) emit(t *report.Table, rs []*results.Result) error {
+	if len(rs) > 0 && s.save != nil {
+		last := rs[len(rs)-1]
+		last.Tables = append(last.Tables, results.Table{Title: t.Title, Headers: t.Headers, Right: t.Right, Rows: t.Rows, Notes: t.Notes})
+		if err := s.save(last); err != nil {
+			return fmt.Errorf("saving run %s: %w", last.RunID, err)
+		}
+	}
 	switch s.c.format {
 	case "json":
 		return nil // already streamed run by run

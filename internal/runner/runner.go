@@ -11,7 +11,6 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/litebench/litebench/internal/engine"
@@ -369,35 +368,10 @@ func placementOf(t target.Target, s settings.Settings) string {
 	return worker.InProcess
 }
 
-// ProgressLine formats a progress line in the spirit of seed 000:
-// "label  845999/10000000 (8.46%) in 2s, avg 2.364µs/row, 422983 rows/s".
-func ProgressLine(label string, done, total int64, el time.Duration) string {
-	return progressLine(label, done, total, el, "row")
-}
-
 // Unit names what a workload counts ("row" unless it says otherwise).
 func Unit(w workload.Workload) string {
 	if u, ok := w.(interface{ Unit() string }); ok {
 		return u.Unit()
 	}
 	return "row"
-}
-
-func progressLine(label string, done, total int64, el time.Duration, unit string) string {
-	var b strings.Builder
-	if label != "" {
-		b.WriteString(label)
-		b.WriteString("  ")
-	}
-	if total > 0 {
-		fmt.Fprintf(&b, "%d/%d (%6.2f%%)", done, total, 100*float64(done)/float64(total))
-	} else {
-		fmt.Fprintf(&b, "%d", done)
-	}
-	fmt.Fprintf(&b, " in %s", el.Round(10*time.Millisecond))
-	if done > 0 {
-		per := el / time.Duration(done)
-		fmt.Fprintf(&b, ", avg %s/%s, %.0f %ss/s", per, unit, float64(done)/el.Seconds(), unit)
-	}
-	return b.String()
 }
