@@ -251,3 +251,16 @@ func TestShowSuitePrintsItsTables(t *testing.T) {
 		t.Errorf("show of the suite lacks its tables:\n%s", s.out)
 	}
 }
+
+// paginate shows OFFSET and keyset side by side per depth, with their
+// ratio and a check that both returned the same rows; no rows/s.
+func TestPaginateSideBySide(t *testing.T) {
+	o := run(t, context.Background(), "paginate", "--rows", "3000", "--depths", "10,2500", "--count", "4", "--no-store", "--progress", "0", "--dir", t.TempDir())
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	row := regexp.MustCompile(`(?m)^mattn\s+ok\s+(10|2500)\s+[0-9.]+\s+[0-9.]+\s+×[0-9.]+\s+yes \(4 pages\)\s+0$`)
+	if n := len(row.FindAllString(o.out, -1)); n != 2 || strings.Contains(o.out, "rows/s") || !strings.Contains(o.out, "offset/keyset") {
+		t.Errorf("want one row per depth with both p50s, ratio and same rows, and no rows/s; %d rows in:\n%s", n, o.out)
+	}
+}

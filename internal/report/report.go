@@ -631,6 +631,9 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	case "csv":
 		return WriteCSV(w, rs)
 	}
+	if Paired(rs) && !Repeated(rs) {
+		return Pairs(rs).Render(w, format)
+	}
 	sum := Summary(rs)
 	if countsOps(rs) {
 		sum = LoadSummary(rs)
