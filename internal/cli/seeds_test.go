@@ -264,3 +264,25 @@ func TestPaginateSideBySide(t *testing.T) {
 		t.Errorf("want one row per depth with both p50s, ratio and same rows, and no rows/s; %d rows in:\n%s", n, o.out)
 	}
 }
+
+// The ladder shows what each step's connection runs, read back: on mattn,
+// whose build already runs synchronous NORMAL, the sync step says so; and
+// its single-run speed-ups say they are single runs.
+func TestLadderShowsWhatEachStepSet(t *testing.T) {
+	o := run(t, context.Background(), "suite", "quick", "--scale", "0.002", "--report", "none", "--quiet", "--no-store", "--dir", t.TempDir())
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	var sync string
+	for _, l := range strings.Split(o.out, "\n") {
+		if strings.Contains(l, "+ synchronous=NORMAL") {
+			sync = l
+		}
+	}
+	if !strings.Contains(sync, "synchronous=NORMAL (already NORMAL: this build's default)") || !strings.Contains(sync, "(1 run") {
+		t.Errorf("sync step does not say NORMAL was already in force, or that its ratio is one run:\n%s", o.out)
+	}
+	if !strings.Contains(o.out, "journal_mode=DELETE") || !strings.Contains(o.out, "±25%") {
+		t.Errorf("ladder lacks the read-back journal mode or the noise warning:\n%s", o.out)
+	}
+}

@@ -298,19 +298,58 @@ func (s *suiteRun) ladderSteps() []step {
 
 func ladderTable(ladder []step, rs []*results.Result) *report.Table {
 	t := &report.Table{Title: "Seed 002 ladder: insert into users, one change per row",
-		Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "insert p50 µs", "insert p99 µs", "errors"},
-		Right:   []bool{false, false, true, true, true, true, true, false}}
+		Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "in force (read back)", "insert p50 µs", "insert p99 µs", "errors"},
+		Right:   []bool{false, false, true, true, true, false, true, true, false}}
 	for i, r := range rs {
-		up := "-"
-		if i%len(ladder) > 0 && rs[i-1].RowsPerSecond > 0 {
-			up = fmt.Sprintf("×%.1f", r.RowsPerSecond/rs[i-1].RowsPerSecond)
+		up, force := "-", inForce(r, nil)
+		if i%len(ladder) > 0 {
+			prev := rs[i-1]
+			force = inForce(r, prev)
+			if prev.RowsPerSecond > 0 {
+				ratio := r.RowsPerSecond / prev.RowsPerSecond
+				up = fmt.Sprintf("×%.1f (1 run)", ratio)
+				if ratio > 0.8 && ratio < 1.25 {
+					up = fmt.Sprintf("×%.1f (1 run, within noise)", ratio)
+				}
+			}
 		}
 		p50, p99 := opLat(r, "insert")
 		t.Rows = append(t.Rows, []string{r.Target, ladder[i%len(ladder)].label, strconv.FormatInt(r.Rows, 10),
-			report.Num(r.RowsPerSecond), up, p50, p99, report.ErrorCell(r.ErrorTotals())})
+			report.Num(r.RowsPerSecond), up, force, p50, p99, report.ErrorCell(r.ErrorTotals())})
 	}
-	t.Notes = append(t.Notes, "journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
+	t.Notes = append(t.Notes,
+		"in force: journal_mode and synchronous as each step's connection reported them; \"already\" marks a step whose change was this build's default.",
+		"speed-ups compare single runs: on a busy machine differences under ±25% are noise; for a claim, repeat the two settings with 'litebench insert --repeat 6' and 'litebench compare'.",
+		"journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
 	return t
+}
+
+// syncNames are PRAGMA synchronous's values by number.
+var syncNames = map[string]string{"0": "OFF", "1": "NORMAL", "2": "FULL", "3": "EXTRA"}
+
+// inForce renders the journal mode and synchronous level r's connection
+// reported, marking those that were already so in prev, the step before,
+// where r's step asked for them.
+func inForce(r, prev *results.Result) string {
+	if r.InForce == nil {
+		return "-"
+	}
+	var parts []string
+	for _, k := range []struct{ pragma, setting string }{{"journal_mode", "journal"}, {"synchronous", "sync"}} {
+		v, ok := r.InForce[k.pragma]
+		if !ok {
+			continue
+		}
+		if n, ok := syncNames[v]; ok && k.pragma == "synchronous" {
+			v = n
+		}
+		part := k.pragma + "=" + strings.ToUpper(v)
+		if prev != nil && prev.InForce != nil && prev.InForce[k.pragma] == r.InForce[k.pragma] && r.Settings[k.setting] != prev.Settings[k.setting] {
+			part += " (already " + strings.ToUpper(v) + ": this build's default)"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " ")
 }
 
 // batchSteps is seed 000: rows per multi-row INSERT statement (each its

@@ -168,6 +168,10 @@ type Result struct {
 	// a database).
 	Control *Control `json:"control,omitempty"`
 
+	// InForce are settings as the connection reported them once set up
+	// (journal_mode, synchronous, …): what ran, asked for or not.
+	InForce map[string]string `json:"in_force,omitempty"`
+
 	// Versions of what ran.
 	EngineVersion string `json:"engine_version"`
 	ClientVersion string `json:"client_version,omitempty"`

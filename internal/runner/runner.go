@@ -228,6 +228,10 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		r.Notes = append(r.Notes, "attached to "+path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
 	}
 	r.Env.CompileOptions = setup.CompileOptions
+	r.InForce = setup.InForce
+	if r.InForce == nil && setup.JournalMode != "" {
+		r.InForce = map[string]string{"journal_mode": setup.JournalMode}
+	}
 	r.Notes = append(r.Notes, setup.Notes...) // settings asked for that the engine does not run
 
 	if sp.Started != nil {
