@@ -98,14 +98,56 @@ SYNOPSIS
 	if err != nil {
 		return err
 	}
-	t := &report.Table{Headers: []string{"run", "started", "workload", "target", "status", "count", "throughput", "settings"},
+	t := &report.Table{Headers: []string{"run", "started", "workload", "target", "status", "count", "throughput", "parameters and settings"},
 		Right: []bool{false, false, false, false, false, true, true, false}}
 	for _, r := range rs {
 		h := r.Headline()
+		count := strconv.FormatInt(r.Rows, 10)
+		if u := units.Count(h.Unit); u != h.Unit {
+			count += " " + u
+		}
 		t.Rows = append(t.Rows, []string{r.RunID, r.StartedAt.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Target,
-			r.Status, strconv.FormatInt(r.Rows, 10), units.Format(h.Value, h.Unit), settings.FromMap(r.Settings).String()})
+			r.Status, count, units.Format(h.Value, h.Unit), differs(r)})
 	}
+	t.Notes = append(t.Notes, "parameters and settings: what differs from the workload's own defaults, as the flags that repeat the run")
 	return t.Render(out, "table")
+}
+
+// differs is what a run's parameters and settings change from its
+// workload's defaults, as flags: read from the command that repeats the
+// run (which names exactly those), or worked out from the workload's
+// defaults for a run stored without one.
+func differs(r *results.Result) string {
+	cmd, _, _ := strings.Cut(r.Command, "  #")
+	if _, rest, ok := strings.Cut(cmd, " --target "); ok {
+		_, flags, _ := strings.Cut(rest, " ")
+		if flags = strings.TrimSpace(flags); flags != "" {
+			return flags
+		}
+		return "defaults"
+	}
+	def := settings.Default()
+	var parts []string
+	if sp, err := workload.Get(r.Workload); err == nil {
+		for k, v := range sp.SettingDefaults {
+			def.Set(k, v)
+		}
+		for _, p := range sp.Params {
+			if v, ok := r.Params[p.Name]; ok && v != p.Default {
+				parts = append(parts, "--"+p.Name+" "+v)
+			}
+		}
+	}
+	set := settings.FromMap(r.Settings)
+	for _, k := range set.Keys() {
+		if v := set.Get(k); v != def.Get(k) {
+			parts = append(parts, "--"+k+"="+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, " ")
 }
 
 func cmdShow(ctx context.Context, args []string, out, errw io.Writer) error {
@@ -117,7 +159,9 @@ SYNOPSIS
 
 DESCRIPTION
     Prints runs (by run id, a unique prefix of one, or a sweep id) in any
-    output format: table, markdown, csv, json, benchfmt.
+    output format: table, markdown, csv, json, benchfmt. A suite's sweep
+    prints as the suite printed it, its own tables in order (as table or
+    markdown; the other formats print every run).
 `)
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store file")
@@ -150,7 +194,35 @@ DESCRIPTION
 		}
 		rs = append(rs, got...)
 	}
+	if *format == "table" || *format == "markdown" {
+		if ts := suiteTables(rs); len(ts) > 0 {
+			return renderTables(out, ts, *format)
+		}
+	}
 	return report.Write(out, rs, *format)
+}
+
+// suiteTables are the tables a suite printed as its runs rs ended, in
+// order; none unless every run is a suite's step.
+func suiteTables(rs []*results.Result) []results.Table {
+	var ts []results.Table
+	for _, r := range rs {
+		if r.Section == "" {
+			return nil
+		}
+		ts = append(ts, r.Tables...)
+	}
+	return ts
+}
+
+func renderTables(w io.Writer, ts []results.Table, format string) error {
+	for _, t := range ts {
+		rt := &report.Table{Title: t.Title, Headers: t.Headers, Right: t.Right, Rows: t.Rows, Notes: t.Notes}
+		if err := rt.Render(w, format); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func cmdPragma(ctx context.Context, args []string, out, errw io.Writer) error {

@@ -35,6 +35,7 @@ type common struct {
 	noStore  bool
 	format   string
 	progress time.Duration
+	quiet    bool
 	series   time.Duration
 	walWarn  string
 	cpus     int
@@ -61,6 +62,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
 	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
+	fs.BoolVar(&c.quiet, "quiet", false, "print no progress: no line as runs start, end or go on (notes and failures are still printed)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
 	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
@@ -105,6 +107,9 @@ func (c *common) matrix() (*settings.Matrix, string, error) {
 	m, path, err := sweep.Matrix(c.defaults, c.db, given)
 	return m, path, usage(err)
 }
+
+// given reports whether the setting flag key was given.
+func (c *common) given(key string) bool { v := c.settings[key]; return v != nil && *v != "" }
 
 func (c *common) targetList() ([]target.Target, error) {
 	ts, err := sweep.Targets(c.targets)
@@ -254,12 +259,17 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 	return sweep.Executor{
 		Run: runner.Run,
 		Start: func(sp *runner.Spec) error {
-			if p.c.progress > 0 {
+			if p.c.progress > 0 && !p.c.quiet {
 				sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
 			}
 			sp.SeriesInterval = p.c.series
 			sp.WALWarn = walWarn
-			fmt.Fprintf(errw, "%s ...\n", sp.Label)
+			if !p.c.quiet {
+				fmt.Fprintf(errw, "%s ...\n", sp.Label)
+			}
+			for _, n := range sp.Notes {
+				fmt.Fprintf(errw, "  note: %s\n", n)
+			}
 			noteRun(sp)
 			if p.store != nil {
 				// A run the process does not live to finish shows as lost,
@@ -279,8 +289,10 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 					return fmt.Errorf("saving run %s: %w", r.RunID, err)
 				}
 			}
-			u := runner.Unit(sp.Workload)
-			fmt.Fprintf(errw, "%s %s: %s %ss in %ss, %s %ss/s\n", sp.Label, r.Status, report.Num(float64(r.Rows)), u, report.Num(r.Elapsed), report.Num(r.RowsPerSecond), u)
+			if !p.c.quiet {
+				u := runner.Unit(sp.Workload)
+				fmt.Fprintf(errw, "%s %s: %d %ss in %.2fs, %.0f %ss/s\n", sp.Label, r.Status, r.Rows, u, r.Elapsed, r.RowsPerSecond, u)
+			}
 			if r.Error != "" {
 				fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)
 			}
@@ -366,7 +378,11 @@ TARGET AND OUTPUT FLAGS
     --no-store         do not save runs
     --format F         table, markdown, csv, json (one object per run per
                        line), benchfmt (Go benchmark format, for benchstat)
-    --progress D       progress interval on stderr, 0 for none (default 2s)
+    --progress D       progress interval on stderr, 0 for none (default 2s):
+                       done so far, then over the last interval the rate,
+                       p99 per op kind and errors, and the time left
+    --quiet            no progress at all: no line as runs start, go on or
+                       end (notes beside runs and failures still print)
     --repeat N         run every cell N times, going round the cells; tables
                        show medians, 95% confidence intervals (6+ runs) and
                        a warning beside cells whose runs disagree
@@ -474,6 +490,7 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
+		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"),
 	})
 	if err != nil {
 		return nil, usage(err)

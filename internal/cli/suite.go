@@ -41,6 +41,8 @@ type suiteRun struct {
 	out       io.Writer
 	errw      io.Writer
 	suite     *sweep.Suite
+	// save stores a run again (nil without a store).
+	save func(*results.Result) error
 }
 
 func (s *suiteRun) rows(n int64) string {
@@ -211,6 +213,9 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	s := &suiteRun{targets: ts, flags: sf, c: &c, scale: *scale, out: out, errw: errw,
 		suite: &sweep.Suite{Name: name, IDs: ids, Dir: p.dir, Exec: p.executor(out, errw),
 			Check: func(cell sweep.Cell) error { return c.checkDemand(cell.Workload, cell.Settings) }}}
+	if p.store != nil {
+		s.save = p.store.Save
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "target" {
 			s.targetSet = true
@@ -244,7 +249,16 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	return nil
 }
 
+// emit prints a suite's table of rs, and keeps it with the last of rs in
+// the store so that 'litebench show' prints the suite as it ran.
 func (s *suiteRun) emit(t *report.Table, rs []*results.Result) error {
+	if len(rs) > 0 && s.save != nil {
+		last := rs[len(rs)-1]
+		last.Tables = append(last.Tables, results.Table{Title: t.Title, Headers: t.Headers, Right: t.Right, Rows: t.Rows, Notes: t.Notes})
+		if err := s.save(last); err != nil {
+			return fmt.Errorf("saving run %s: %w", last.RunID, err)
+		}
+	}
 	switch s.c.format {
 	case "json":
 		return nil // already streamed run by run
@@ -288,19 +302,58 @@ func (s *suiteRun) ladderSteps() []step {
 
 func ladderTable(ladder []step, rs []*results.Result) *report.Table {
 	t := &report.Table{Title: "Seed 002 ladder: insert into users, one change per row",
-		Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "insert p50 µs", "insert p99 µs", "errors"},
-		Right:   []bool{false, false, true, true, true, true, true, false}}
+		Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "in force (read back)", "insert p50 µs", "insert p99 µs", "errors"},
+		Right:   []bool{false, false, true, true, true, false, true, true, false}}
 	for i, r := range rs {
-		up := "-"
-		if i%len(ladder) > 0 && rs[i-1].RowsPerSecond > 0 {
-			up = fmt.Sprintf("×%.1f", r.RowsPerSecond/rs[i-1].RowsPerSecond)
+		up, force := "-", inForce(r, nil)
+		if i%len(ladder) > 0 {
+			prev := rs[i-1]
+			force = inForce(r, prev)
+			if prev.RowsPerSecond > 0 {
+				ratio := r.RowsPerSecond / prev.RowsPerSecond
+				up = fmt.Sprintf("×%.1f (1 run)", ratio)
+				if ratio > 0.8 && ratio < 1.25 {
+					up = fmt.Sprintf("×%.1f (1 run, within noise)", ratio)
+				}
+			}
 		}
 		p50, p99 := opLat(r, "insert")
 		t.Rows = append(t.Rows, []string{r.Target, ladder[i%len(ladder)].label, strconv.FormatInt(r.Rows, 10),
-			report.Num(r.RowsPerSecond), up, p50, p99, report.ErrorCell(r.ErrorTotals())})
+			report.Num(r.RowsPerSecond), up, force, p50, p99, report.ErrorCell(r.ErrorTotals())})
 	}
-	t.Notes = append(t.Notes, "journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
+	t.Notes = append(t.Notes,
+		"in force: journal_mode and synchronous as each step's connection reported them; \"already\" marks a step whose change was this build's default.",
+		"speed-ups compare single runs: on a busy machine differences under ±25% are noise; for a claim, repeat the two settings with 'litebench insert --repeat 6' and 'litebench compare'.",
+		"journal_mode=WAL and synchronous=NORMAL trade durability: a power cut can lose the last transactions (not corrupt the file).")
 	return t
+}
+
+// syncNames are PRAGMA synchronous's values by number.
+var syncNames = map[string]string{"0": "OFF", "1": "NORMAL", "2": "FULL", "3": "EXTRA"}
+
+// inForce renders the journal mode and synchronous level r's connection
+// reported, marking those that were already so in prev, the step before,
+// where r's step asked for them.
+func inForce(r, prev *results.Result) string {
+	if r.InForce == nil {
+		return "-"
+	}
+	var parts []string
+	for _, k := range []struct{ pragma, setting string }{{"journal_mode", "journal"}, {"synchronous", "sync"}} {
+		v, ok := r.InForce[k.pragma]
+		if !ok {
+			continue
+		}
+		if n, ok := syncNames[v]; ok && k.pragma == "synchronous" {
+			v = n
+		}
+		part := k.pragma + "=" + strings.ToUpper(v)
+		if prev != nil && prev.InForce != nil && prev.InForce[k.pragma] == r.InForce[k.pragma] && r.Settings[k.setting] != prev.Settings[k.setting] {
+			part += " (already " + strings.ToUpper(v) + ": this build's default)"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " ")
 }
 
 // batchSteps is seed 000: rows per multi-row INSERT statement (each its
@@ -309,7 +362,7 @@ func (s *suiteRun) batchSteps() []step {
 	var batch []step
 	for _, b := range []string{"10", "100", "500", "1000"} {
 		batch = append(batch, step{"rows-per-stmt " + b, "insert", map[string]string{"schema": "bench", "rows": s.rows(10000)},
-			map[string]string{"rows-per-stmt": b, "batch": "1", "prepared": "true"}})
+			map[string]string{"rows-per-stmt": b, "batch": b, "prepared": "true"}})
 	}
 	return batch
 }

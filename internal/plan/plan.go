@@ -91,6 +91,10 @@ type Request struct {
 	Memory string
 	// IDs names the sweep and numbers its runs; nil means a new sweep.
 	IDs *IDs
+	// BatchPerStmt makes --batch follow --rows-per-stmt in workloads that
+	// insert rows: one multi-row INSERT per transaction, as seed 000's
+	// generate -b N (rows-per-stmt given, batch not).
+	BatchPerStmt bool
 }
 
 // Cell is one planned run: the runner's spec (run id, workload, target,
@@ -159,6 +163,16 @@ func Build(req Request) (*Plan, error) {
 					if err != nil {
 						return nil, &InputError{err.Error()}
 					}
+					notes := append([]string(nil), m.Notes...)
+					if req.BatchPerStmt && insertsRows(w) {
+						rps := s.Get("rows-per-stmt")
+						s.Set("batch", rps)
+						if w, err = spec.New(pp, s); err != nil {
+							return nil, &InputError{err.Error()}
+						}
+						notes = append(notes, fmt.Sprintf("--batch follows --rows-per-stmt: one %s-row INSERT per transaction (as seed 000's generate -b %s); give --batch to put several statements in one transaction", rps, rps))
+					}
+					notes = append(notes, inert(w)...)
 					t, err := resolveTarget(w, asked)
 					if err != nil {
 						return nil, err
@@ -175,7 +189,7 @@ func Build(req Request) (*Plan, error) {
 					p.Cells = append(p.Cells, Cell{Params: pp, Spec: runner.Spec{
 						RunID: ids.Next(), SweepID: ids.Sweep(),
 						Workload: w, Target: t, Settings: s, DBPath: req.DBPath, Keep: req.Keep, Attach: req.Attach,
-						Label: label, Command: cellCommand(spec, t, pp, s, req), Repeat: rp,
+						Label: label, Command: cellCommand(spec, t, pp, s, req), Repeat: rp, Notes: notes,
 					}})
 				}
 			}
@@ -193,6 +207,21 @@ func Build(req Request) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// insertsRows reports whether w inserts a table's rows, where --batch and
+// --rows-per-stmt shape its transactions and statements.
+func insertsRows(w workload.Workload) bool {
+	i, ok := w.(interface{ InsertsRows() bool })
+	return ok && i.InsertsRows()
+}
+
+// inert is what w says of the settings that change nothing in its run.
+func inert(w workload.Workload) []string {
+	if i, ok := w.(interface{ Inert() []string }); ok {
+		return i.Inert()
+	}
+	return nil
 }
 
 // paramPoints expands the parameter lists into every combination, first

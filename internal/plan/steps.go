@@ -69,7 +69,7 @@ func StepCells(suite string, ids *IDs, steps []Step) ([]Cell, error) {
 			Workload: w, Target: t, Settings: set,
 			Section: st.Section, Name: fmt.Sprintf("%s (%s)", st.Label, t.Name()),
 			Label:   fmt.Sprintf("%s: %s (%s)", st.Section, st.Label, t.Name()),
-			Command: stepCommand(suite, t.Name(), st),
+			Command: stepCommand(suite, t.Name(), st), Notes: inert(w),
 		}})
 	}
 	return cells, nil

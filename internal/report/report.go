@@ -591,12 +591,28 @@ func Operations(rs []*results.Result) *Table {
 			row := []string{r.Target}
 			row = identValues(row, r, params, keys)
 			l := op.Felt()
-			row = append(row, op.Name, strconv.FormatInt(op.Count, 10), Num(l["mean"]), Num(l["p50"]), Num(l["p90"]),
+			count := strconv.FormatInt(op.Count, 10)
+			if n := int64(l["count"]); n > 0 && n < op.Count && multiRow(r, op.Name) {
+				// One latency per statement of several rows: the count is
+				// the statements'.
+				count = strconv.FormatInt(n, 10) + " stmts"
+				t.Notes = append(t.Notes, fmt.Sprintf("%s %s: count is statements, one latency each; they wrote %d rows", r.RunID, op.Name, op.Count))
+			}
+			row = append(row, op.Name, count, Num(l["mean"]), Num(l["p50"]), Num(l["p90"]),
 				Num(l["p99"]), Num(l["p999"]), Num(l["max"]), ErrorCell(op.Errors), strconv.FormatInt(op.Retries, 10))
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
+}
+
+// multiRow reports whether op's latencies are of statements of several
+// rows: its run counts rows, inserts several per statement, and op is the
+// op kind the rows are counted in.
+func multiRow(r *results.Result, op string) bool {
+	m := MainOp(r)
+	rps, _ := strconv.Atoi(r.Settings["rows-per-stmt"])
+	return r.Headline().Unit == units.RowsPerSecond && rps > 1 && m != nil && m.Name == op
 }
 
 // Write renders rs in format: tables (summary, then per-op latency when it
@@ -614,6 +630,9 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 		return WriteBenchfmt(w, rs)
 	case "csv":
 		return WriteCSV(w, rs)
+	}
+	if Paired(rs) && !Repeated(rs) {
+		return Pairs(rs).Render(w, format)
 	}
 	sum := Summary(rs)
 	if countsOps(rs) {

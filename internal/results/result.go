@@ -168,6 +168,10 @@ type Result struct {
 	// a database).
 	Control *Control `json:"control,omitempty"`
 
+	// InForce are settings as the connection reported them once set up
+	// (journal_mode, synchronous, …): what ran, asked for or not.
+	InForce map[string]string `json:"in_force,omitempty"`
+
 	// Versions of what ran.
 	EngineVersion string `json:"engine_version"`
 	ClientVersion string `json:"client_version,omitempty"`
@@ -195,6 +199,20 @@ type Result struct {
 	// Audit is set on the results of a durability audit (one per cell and
 	// fault).
 	Audit *Audit `json:"audit,omitempty"`
+	// Tables are the tables a suite printed once this run ended (it is
+	// the last run each is made of), so that the suite can be printed
+	// again as it ran.
+	Tables []Table `json:"tables,omitempty"`
+}
+
+// Table is a table as a suite printed it: a title, column headers (Right
+// marks the numeric ones), rows of cells and notes under it.
+type Table struct {
+	Title   string     `json:"title,omitempty"`
+	Headers []string   `json:"headers"`
+	Right   []bool     `json:"right,omitempty"`
+	Rows    [][]string `json:"rows"`
+	Notes   []string   `json:"notes,omitempty"`
 }
 
 // Headline is the run's headline metric (the zero Metric if it has none).

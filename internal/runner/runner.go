@@ -11,7 +11,6 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/litebench/litebench/internal/engine"
@@ -46,6 +45,10 @@ type Spec struct {
 	// Label names the run in progress lines.
 	Label   string
 	Command string
+	// Notes are what the plan says about the run's settings (a setting
+	// with no effect here, a value it followed from another): printed
+	// beside the run and kept in its result.
+	Notes []string
 	// Progress receives progress lines; nil for none.
 	Progress io.Writer
 	Interval time.Duration
@@ -97,6 +100,7 @@ func Pending(sp Spec) *results.Result {
 		Engine: sp.Target.Engine().Name(), Client: sp.Target.Name(), Placement: placementOf(sp.Target, sp.Settings),
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
+		Notes: append([]string(nil), sp.Notes...),
 	}
 	r.Order = labelOrder(r.Params, r.Settings)
 	return r
@@ -232,6 +236,10 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		r.Notes = append(r.Notes, "attached to "+path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
 	}
 	r.Env.CompileOptions = setup.CompileOptions
+	r.InForce = setup.InForce
+	if r.InForce == nil && setup.JournalMode != "" {
+		r.InForce = map[string]string{"journal_mode": setup.JournalMode}
+	}
 	r.Notes = append(r.Notes, setup.Notes...) // settings asked for that the engine does not run
 
 	if sp.Started != nil {
@@ -373,35 +381,10 @@ func placementOf(t target.Target, s settings.Settings) string {
 	return worker.InProcess
 }
 
-// ProgressLine formats a progress line in the spirit of seed 000:
-// "label  845999/10000000 (8.46%) in 2s, avg 2.364µs/row, 422983 rows/s".
-func ProgressLine(label string, done, total int64, el time.Duration) string {
-	return progressLine(label, done, total, el, "row")
-}
-
 // Unit names what a workload counts ("row" unless it says otherwise).
 func Unit(w workload.Workload) string {
 	if u, ok := w.(interface{ Unit() string }); ok {
 		return u.Unit()
 	}
 	return "row"
-}
-
-func progressLine(label string, done, total int64, el time.Duration, unit string) string {
-	var b strings.Builder
-	if label != "" {
-		b.WriteString(label)
-		b.WriteString("  ")
-	}
-	if total > 0 {
-		fmt.Fprintf(&b, "%d/%d (%6.2f%%)", done, total, 100*float64(done)/float64(total))
-	} else {
-		fmt.Fprintf(&b, "%d", done)
-	}
-	fmt.Fprintf(&b, " in %s", el.Round(10*time.Millisecond))
-	if done > 0 {
-		per := el / time.Duration(done)
-		fmt.Fprintf(&b, ", avg %s/%s, %.0f %ss/s", per, unit, float64(done)/el.Seconds(), unit)
-	}
-	return b.String()
 }

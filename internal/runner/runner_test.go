@@ -87,9 +87,21 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	got := ProgressLine("[1/2] insert", 845999, 10000000, 2*time.Second)
-	want := "[1/2] insert  845999/10000000 (  8.46%) in 2s, avg 2.364µs/row, 423000 rows/s"
-	if got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
+	for _, c := range []struct {
+		p    progress
+		want string
+	}{
+		{progress{Label: "[1/2] insert", Unit: "row", Done: 845999, Total: 10000000, Elapsed: 2 * time.Second,
+			Span: 2 * time.Second, SpanDone: 845999, P99: []opP99{{"insert", 4321 * time.Nanosecond}, {"commit", 1234567 * time.Nanosecond}}},
+			"[1/2] insert  845999/10000000 rows (8.46%) 2.0s: 423000 rows/s, p99 insert 4.3µs commit 1.23ms, 0 errors (last 2.0s); ETA 22s"},
+		{progress{Label: "write mattn", Unit: "op", Done: 12000, Elapsed: 4 * time.Second, Span: 2 * time.Second, SpanDone: 5000,
+			Errors: 3, Duration: 10 * time.Second, WAL: 4 << 20},
+			"write mattn  12000 ops 4.0s: 2500 ops/s, 3 errors (last 2.0s); ETA 6s; WAL 4.0MB"},
+		{progress{Unit: "op", Done: 0, Elapsed: time.Second},
+			"0 ops 1.0s"},
+	} {
+		if got := c.p.line(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/results"
@@ -25,10 +27,56 @@ type sampler struct {
 	notes    []string
 	lastProg float64
 	printed  bool
+	// duration is the measured part's length when it has one and no
+	// total count.
+	duration time.Duration
+	// win is what happened since the last progress line.
+	win window
+}
+
+// window sums interval events between two progress lines.
+type window struct {
+	done   int64 // Done at the last progress line
+	errors int64
+	hists  map[string]*hdr.Histogram
+	order  []string
+}
+
+func (w *window) add(ev worker.Event) {
+	for _, o := range ev.Ops {
+		w.errors += o.Errors
+		h, err := histcodec.Decode(o.Hist)
+		if err != nil || h.TotalCount() == 0 {
+			continue
+		}
+		if w.hists == nil {
+			w.hists = map[string]*hdr.Histogram{}
+		}
+		if m, ok := w.hists[o.Name]; ok {
+			m.Merge(h)
+		} else {
+			w.hists[o.Name] = h
+			w.order = append(w.order, o.Name)
+		}
+	}
+}
+
+// p99s are the window's p99 per op kind, in the order they first ran.
+func (w *window) p99s() []opP99 {
+	var out []opP99
+	for _, n := range w.order {
+		out = append(out, opP99{n, time.Duration(w.hists[n].ValueAtQuantile(99))})
+	}
+	return out
 }
 
 func newSampler(sp Spec, inst engine.Instance, unit string) *sampler {
-	return &sampler{sp: sp, inst: inst, unit: unit, total: sp.Workload.Total()}
+	s := &sampler{sp: sp, inst: inst, unit: unit, total: sp.Workload.Total()}
+	if s.total == 0 {
+		// A run of a set length (--duration) ends when it is up.
+		s.duration, _ = time.ParseDuration(sp.Workload.Params()["duration"])
+	}
+	return s
 }
 
 // interval records one interval event: a series point (when series are
@@ -71,20 +119,28 @@ func (s *sampler) interval(ev worker.Event) {
 	if s.sp.SeriesInterval > 0 {
 		s.points = append(s.points, p)
 	}
-	if s.sp.Progress != nil && s.sp.Interval > 0 && ev.AtS-s.lastProg >= s.sp.Interval.Seconds()*0.999 {
-		s.lastProg = ev.AtS
-		line := progressLine(s.sp.Label, ev.Done, s.total, time.Duration(ev.AtS*float64(time.Second)), s.unit)
-		if p.WALBytes > 0 {
-			line += ", WAL " + units.Bytes(p.WALBytes)
-		}
-		if s.sp.TTY {
-			fmt.Fprint(s.sp.Progress, "\r\033[K"+line)
-			s.printed = true
-		} else {
-			fmt.Fprintln(s.sp.Progress, line)
-		}
+	if s.sp.Progress == nil || s.sp.Interval <= 0 {
+		return
+	}
+	s.win.add(ev)
+	if ev.AtS-s.lastProg < s.sp.Interval.Seconds()*0.999 {
+		return
+	}
+	pr := progress{Label: s.sp.Label, Unit: s.unit, Done: ev.Done, Total: s.total,
+		Elapsed: seconds(ev.AtS), Span: seconds(ev.AtS - s.lastProg), SpanDone: ev.Done - s.win.done,
+		Errors: s.win.errors, P99: s.win.p99s(), Duration: s.duration, WAL: p.WALBytes}
+	s.lastProg = ev.AtS
+	s.win = window{done: ev.Done}
+	line := pr.line()
+	if s.sp.TTY {
+		fmt.Fprint(s.sp.Progress, "\r\033[K"+line)
+		s.printed = true
+	} else {
+		fmt.Fprintln(s.sp.Progress, line)
 	}
 }
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 // stop ends sampling and returns the points and notes.
 func (s *sampler) stop() ([]results.Point, []string) {

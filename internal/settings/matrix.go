@@ -3,6 +3,7 @@ package settings
 import (
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 )
 
@@ -17,6 +18,9 @@ type Axis struct {
 type Matrix struct {
 	Base Settings
 	Axes []Axis
+	// Notes are what reading the settings noted for every point (a
+	// parameter of a seed-style DSN left out as the seeds' driver does).
+	Notes []string
 }
 
 // NewMatrix returns a matrix over the defaults with no axes.
@@ -97,15 +101,25 @@ func (m *Matrix) Points() []Settings {
 // DSN is the part of a seed-style --db value that is not a setting.
 type DSN struct {
 	Path string
+	// Ignored notes the parameters left out as the seeds' driver leaves
+	// them out (SQLite's URI parameters of a name without "file:").
+	Ignored []string
 }
 
 // ApplyDSN parses a seed-style database string such as
 // "a.db?_journal=wal&_sync=0&mode=memory&cache=shared" (mattn's parameter
 // names, which the seeds use) and maps every parameter onto the same settings
 // for every target. It returns the file path.
+//
+// It reads the string as the seeds' driver does: mattn passes mode and
+// cache (SQLite's own URI parameters) to SQLite only in a "file:" URI and
+// drops them from a plain name, so "a.db?mode=memory" is the file a.db;
+// DSN.Ignored says so.
 func (m *Matrix) ApplyDSN(db string) (DSN, error) {
 	path, query, _ := strings.Cut(db, "?")
+	uri := strings.HasPrefix(path, "file:")
 	path = strings.TrimPrefix(path, "file:")
+	var ignored []string
 	if path == "" {
 		return DSN{}, fmt.Errorf("--db %q: no file name before '?'", db)
 	}
@@ -118,6 +132,10 @@ func (m *Matrix) ApplyDSN(db string) (DSN, error) {
 			continue
 		}
 		v := vals[len(vals)-1]
+		if n := strings.ToLower(name); !uri && (n == "mode" || n == "cache") {
+			ignored = append(ignored, n+"="+v)
+			continue
+		}
 		key := ""
 		switch strings.ToLower(name) {
 		case "_journal", "_journal_mode", "journal_mode":
@@ -165,5 +183,12 @@ func (m *Matrix) ApplyDSN(db string) (DSN, error) {
 			return DSN{}, fmt.Errorf("--db %q: %v", db, err)
 		}
 	}
-	return DSN{Path: path}, nil
+	d := DSN{Path: path}
+	if len(ignored) > 0 {
+		sort.Strings(ignored)
+		d.Ignored = append(d.Ignored, fmt.Sprintf("--db %q: %s ignored, as the seeds' driver (mattn) ignores SQLite's URI parameters without \"file:\": the run uses the file %s. For an in-memory database give --in-memory (or --db 'file:%s?mode=memory'); for a shared cache, --shared-cache",
+			db, strings.Join(ignored, " and "), path, path))
+		m.Notes = append(m.Notes, d.Ignored...)
+	}
+	return d, nil
 }

@@ -97,7 +97,7 @@ func TestMatrixDeduplicatesAndValidatesLists(t *testing.T) {
 
 func TestApplyDSN(t *testing.T) {
 	m := settings.NewMatrix()
-	d, err := m.ApplyDSN("a.db?_journal=wal&_sync=0&_busy_timeout=10000&cache=shared&_txlock=immediate")
+	d, err := m.ApplyDSN("file:a.db?_journal=wal&_sync=0&_busy_timeout=10000&cache=shared&_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,21 @@ func TestApplyDSN(t *testing.T) {
 	if m.Base.Get("in-memory") != "true" || m.Base.Get("sync") != "normal" {
 		t.Errorf("memory=%s sync=%s", m.Base.Get("in-memory"), m.Base.Get("sync"))
 	}
-	for _, bad := range []string{"a.db?_bogus=1", "a.db?_journal=fast", "?_sync=0", "a.db?mode=ro"} {
+	// As the seeds' driver reads it: without "file:", SQLite's own URI
+	// parameters are dropped, and said to be.
+	m = settings.NewMatrix()
+	d, err = m.ApplyDSN("a.db?_sync=0&mode=memory&cache=shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Base.Get("in-memory") != "false" || m.Base.Get("shared-cache") != "false" || m.Base.Get("sync") != "off" {
+		t.Errorf("a.db?mode=memory&cache=shared: memory=%s shared=%s sync=%s, want a file without shared cache, sync off",
+			m.Base.Get("in-memory"), m.Base.Get("shared-cache"), m.Base.Get("sync"))
+	}
+	if len(d.Ignored) != 1 || !strings.Contains(d.Ignored[0], "cache=shared and mode=memory ignored") || !strings.Contains(d.Ignored[0], "--in-memory") {
+		t.Errorf("ignored: %q", d.Ignored)
+	}
+	for _, bad := range []string{"a.db?_bogus=1", "a.db?_journal=fast", "?_sync=0", "file:a.db?mode=ro"} {
 		if _, err := settings.NewMatrix().ApplyDSN(bad); err == nil {
 			t.Errorf("ApplyDSN(%q) accepted", bad)
 		}

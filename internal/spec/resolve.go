@@ -40,6 +40,8 @@ type Workload struct {
 	// flags name what sets the executor count, for resource checks.
 	flags     string
 	executors int
+	// active says which transactions run (a worker or a weight).
+	active []bool
 	// scaleSlot is the slot of :scale when no parameter gives it; scale
 	// is its value (pgbench's: the rows of pgbench_branches, else 1).
 	scaleSlot int
@@ -487,6 +489,7 @@ func (w *Workload) resolveLoad() error {
 		w.flags = fmt.Sprintf("--max-inflight %d", cfg.MaxInflight)
 	}
 	w.cfg = cfg
+	w.active = active
 	for k, tr := range w.txns {
 		if !active[k] {
 			continue

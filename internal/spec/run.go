@@ -232,6 +232,7 @@ func (w *Workload) runInsert(ctx context.Context, env *workload.Env) error {
 	err := workload.Load(ctx, env, env.Session, workload.LoadSpec{
 		Schema: r.t.schema, Seed: w.seed, From: 0, To: r.rows, Workers: r.workers,
 		Batch: env.Settings.Int("batch"), RowsPerStmt: env.Settings.Int("rows-per-stmt"),
+		Explicit: ExplicitTx(env.Settings.Get("tx")),
 	})
 	env.End = time.Now()
 	if err != nil {

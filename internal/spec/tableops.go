@@ -31,6 +31,8 @@ type tableOp struct {
 	dist  string
 	zipf  *gen.Zipf
 	batch int
+	// explicit begins a transaction around a single-row write too.
+	explicit bool
 	// custom is a [statement] to run instead of the dialect's; bind maps
 	// each of its :names onto a row's column (-1: the row's key under the
 	// seed).
@@ -65,6 +67,7 @@ func (w *Workload) tableOp(st *Step, t *Txn) (*tableOp, error) {
 	}
 	if op.kind != opRead {
 		op.batch = w.set.Int("batch")
+		op.explicit = ExplicitTx(w.set.Get("tx"))
 	}
 	theta := 0.99
 	if x := st.fields["keys"]; x != nil {
@@ -228,7 +231,7 @@ func (e *executor) tableWrite(s *topState) (int, error) {
 }
 
 func (e *executor) writeOnce(s *topState, idx []int64) error {
-	if len(idx) == 1 {
+	if len(idx) == 1 && (!s.op.explicit || e.cur != nil) {
 		return e.execWrite(s, idx[0])
 	}
 	if err := e.writer.Begin(e.ctx); err != nil {

@@ -159,7 +159,7 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 	}
 	fp := inst.Fingerprint(ctx, db)
 	ev := Event{T: TSetupDone, Client: tgt.Name(), Engine: tgt.Engine().Name(), EngineVersion: fp.Version,
-		CompileOptions: fp.CompileOptions, JournalMode: fp.InForce["journal_mode"], Notes: fp.Notes}
+		CompileOptions: fp.CompileOptions, JournalMode: fp.InForce["journal_mode"], InForce: fp.InForce, Notes: fp.Notes}
 	if !j.Attach {
 		if err := wl.Setup(ctx, l.env); err != nil {
 			return Event{}, fmt.Errorf("setup: %w", err)

@@ -56,6 +56,9 @@ type LoadSpec struct {
 	Workers     int
 	Batch       int // rows per transaction
 	RowsPerStmt int
+	// Explicit begins every transaction, even one of a single statement
+	// (a BEGIN mode was asked for, which autocommit cannot give).
+	Explicit bool
 }
 
 // Load inserts rows [From, To) with Workers goroutines through sess (whose
@@ -207,12 +210,13 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 }
 
 // tx inserts rows [start, start+n) in one transaction (or one autocommit
-// statement when the batch is a single statement).
+// statement when the batch is a single statement and no BEGIN mode was
+// asked for).
 func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	rps := w.ls.RowsPerStmt
 	w.src.Ready(start, n)
 	prev := time.Now()
-	if n <= rps {
+	if n <= rps && !w.ls.Explicit {
 		err := w.exec(ctx, start, n)
 		if err == nil {
 			now := time.Now()

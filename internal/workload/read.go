@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
@@ -239,11 +240,16 @@ func (w *paginateW) Run(ctx context.Context, env *Env) error {
 	var args target.Args
 	var id int64
 	var rand, hash string
+	var page []pageRow
 	for di, depth := range w.depths {
 		// Interleave the two methods so machine drift hits both alike.
+		// Each page is digested: both methods must return the same rows.
+		var digests [2]uint64
+		same := 0
 		for k := int64(0); k < w.count; k++ {
 			for m := 0; m < 2; m++ {
 				var first, got int64 = -1, 0
+				page = page[:0]
 				fn := func(r target.Row) error {
 					if err := r.Scan(&id, &rand, &hash); err != nil {
 						return err
@@ -252,6 +258,7 @@ func (w *paginateW) Run(ctx context.Context, env *Env) error {
 						first = id
 					}
 					got++
+					page = append(page, pageRow{id, rand, hash})
 					return nil
 				}
 				args.Reset()
@@ -279,8 +286,33 @@ func (w *paginateW) Run(ctx context.Context, env *Env) error {
 				}
 				rec.Observe(op, el)
 				env.Done.Add(got)
+				digests[m] = digestPage(page) // after the clock stopped
 			}
+			if digests[0] != digests[1] {
+				return fmt.Errorf("depth %d: OFFSET and keyset pages differ (digests %016x and %016x)", depth, digests[0], digests[1])
+			}
+			same++
 		}
+		env.Figure(SamePagesFigure+"@"+strconv.FormatInt(depth, 10), "pages", units.None, float64(same))
 	}
 	return nil
 }
+
+type pageRow struct {
+	id         int64
+	rand, hash string
+}
+
+// digestPage is an FNV-1a digest of a page's rows, every column.
+func digestPage(page []pageRow) uint64 {
+	h := fnv.New64a()
+	for _, r := range page {
+		fmt.Fprintf(h, "%d|%s|%s\n", r.id, r.rand, r.hash)
+	}
+	return h.Sum64()
+}
+
+// SamePagesFigure names paginate's figures of pages both methods returned
+// alike (digests of every row compared), one per depth: same_pages@DEPTH
+// (report.SamePages reads them).
+const SamePagesFigure = "same_pages"

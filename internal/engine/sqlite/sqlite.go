@@ -122,6 +122,16 @@ func (in *instance) Fingerprint(ctx context.Context, db engine.SQL) engine.Finge
 			fp.Notes = append(fp.Notes, fmt.Sprintf("asked for journal_mode %s, SQLite runs %s", want, got))
 		}
 	}
+	// What the connection runs, whether asked for or the build's default
+	// (mattn's build makes synchronous NORMAL in WAL mode, for one).
+	for _, name := range []string{"synchronous", "locking_mode", "cache_size"} {
+		if v, err := db.Strings(ctx, "PRAGMA "+name); err == nil && len(v) > 0 {
+			if fp.InForce == nil {
+				fp.InForce = map[string]string{}
+			}
+			fp.InForce[name] = strings.ToLower(v[0])
+		}
+	}
 	return fp
 }
 
