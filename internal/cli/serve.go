@@ -33,8 +33,8 @@ SYNOPSIS
 DESCRIPTION
     Creates a pages table (--rows pages of --body-size bytes, deterministic
     from --seed) in a new bench database and serves GET /?id=N (default 1)
-    with the page's body, by one of these strategies (those of "Making
-    SQLite faster in Go", Turriate 2020):
+    with the page's body, by one of the strategies of the experiment
+    "Making SQLite faster in Go" (Turriate, 2020):
 
 `)
 	for _, s := range serve.Strategies {

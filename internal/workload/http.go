@@ -7,9 +7,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
+	"github.com/litebench/litebench/internal/cpuuse"
 	"github.com/litebench/litebench/internal/httpclient"
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
@@ -218,7 +223,10 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 			ln.Close()
 			return err
 		}
-		go hs.Serve(ln) //nolint:errcheck // ends with Close below
+		go func() {
+			pprof.SetGoroutineLabels(cpuuse.Label(ctx, "server")) // and its connections
+			hs.Serve(ln)                                          //nolint:errcheck // ends with Close below
+		}()
 		defer hs.Close()
 		url = "http://" + ln.Addr().String() + "/"
 	} else {
@@ -243,9 +251,51 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		// context, so that an interrupt also ends the requests in flight.
 		return &httpExec{c: httpclient.New(ctx, tg), want: int64(w.bodySize)}, nil
 	}
+	// The client's CPU is measured over the measured part: the whole
+	// process's when the server is elsewhere, else its sampled share.
+	var meter atomic.Pointer[cpuuse.Meter]
+	cfg.OnMeasure = func(time.Time) { meter.Store(cpuuse.Start(w.url == "")) }
+	pprof.SetGoroutineLabels(cpuuse.Label(ctx, "client")) // and the load generator's goroutines
 	_, err = RunLoad(ctx, env, cfg)
+	pprof.SetGoroutineLabels(ctx)
+	if m := meter.Load(); m != nil {
+		reportCPU(env, m.Stop(), w.url == "")
+	}
 	env.Figure("body_size", units.ByteSize, units.None, float64(w.bodySize))
 	return err
+}
+
+// ClientWarnShare is the share of the machine's cores above which the
+// load generator's CPU use earns a warning: past it, the client may be
+// what limits the rate.
+const ClientWarnShare = 0.4
+
+// reportCPU adds the CPU figures of a run, in cores: the process's, and
+// the client's and the server's (sampled shares of the process's when the
+// server ran in it), with a warning when the client used more than
+// ClientWarnShare of the machine's cores.
+func reportCPU(env *Env, u cpuuse.Use, inProcess bool) {
+	cores := u.Cores()
+	env.Figure("process_cpu", units.Cores, units.None, cores)
+	client, sampled := cores, !inProcess
+	if inProcess {
+		if client, sampled = u.SideCores("client"); sampled {
+			server, _ := u.SideCores("server")
+			env.Figure("server_cpu", units.Cores, units.None, server)
+		}
+	}
+	if !sampled {
+		why := "no samples"
+		if u.SampleErr != nil {
+			why = u.SampleErr.Error()
+		}
+		env.Notes = append(env.Notes, "the client's CPU was not measured ("+why+"); process_cpu counts the client and the server together")
+		return
+	}
+	env.Figure("client_cpu", units.Cores, units.None, client)
+	if n := runtime.NumCPU(); client > ClientWarnShare*float64(n) {
+		env.Notes = append(env.Notes, fmt.Sprintf("warning: the load generator used %.2f of the machine's %d cores (%.0f%%): it may limit the rate more than the server does; load the server from another machine or with fewer --concurrency", client, n, 100*client/float64(n)))
+	}
 }
 
 var errMismatch = errors.New("unexpected response")
