@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,12 +28,14 @@ func cmdServe(ctx context.Context, args []string, out, errw io.Writer) error {
     litebench serve - serve one page row over HTTP for an external load tool
 
 SYNOPSIS
-    litebench serve [--strategy S] [--target T] [--addr HOST:PORT] [setting flags]
+    litebench serve [--strategy S] [--server fasthttp|net/http] [--target T]
+                    [--addr HOST:PORT] [setting flags]
 
 DESCRIPTION
     Creates a pages table (--rows pages of --body-size bytes, deterministic
     from --seed) in a new bench database and serves GET /?id=N (default 1)
-    with the page's body, by one of seed 003's strategies:
+    with the page's body, by one of the strategies of the experiment
+    "Making SQLite faster in Go" (Turriate, 2020):
 
 `)
 	for _, s := range serve.Strategies {
@@ -49,6 +49,8 @@ DESCRIPTION
 
 FLAGS
     --strategy S       one of the strategies above (default stmt-pool)
+    --server S         HTTP server: fasthttp (default, as the published
+                       experiment) or net/http; both answer alike
     --addr HOST:PORT   listen address (default 127.0.0.1:8080; port 0 picks
                        a free port). Loopback unless you name another host;
                        any other address is reachable from the network, and
@@ -69,6 +71,7 @@ FLAGS
 	var c common
 	c.register(fs)
 	strategy := fs.String("strategy", "stmt-pool", "strategy")
+	server := fs.String("server", serve.DefaultServer, "HTTP server")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	handles := fs.Int("handles", 5, "pool handles")
 	rowsS := fs.String("rows", "100", "pages")
@@ -116,6 +119,9 @@ FLAGS
 	}
 	t := ts[0]
 	if err := serve.Check(*strategy, t, s.Bool("in-memory")); err != nil {
+		return usageError{err.Error()}
+	}
+	if err := serve.CheckServer(*server); err != nil {
 		return usageError{err.Error()}
 	}
 	if c.attach {
@@ -205,8 +211,11 @@ FLAGS
 		return interruptedOr(ctx, err)
 	}
 	defer srv.Close()
-	hs := serve.HTTPServer(srv, *idle)
-	fmt.Fprintf(out, "serving %s (%s, %d pages of %d bytes) on http://%s/ ; Ctrl-C stops\n", *strategy, t.Name(), rows, body, ln.Addr())
+	hs, err := serve.NewHTTP(*server, srv, *idle)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "serving %s with %s (%s, %d pages of %d bytes) on http://%s/ ; Ctrl-C stops\n", *strategy, *server, t.Name(), rows, body, ln.Addr())
 	if f, ok := out.(interface{ Sync() error }); ok {
 		f.Sync()
 	}
@@ -216,13 +225,10 @@ FLAGS
 	case <-ctx.Done():
 		// Requests take microseconds: what is still open after a moment
 		// is an idle or stalled client.
-		serve.Shutdown(hs, 300*time.Millisecond)
+		hs.Shutdown(300 * time.Millisecond)
 		fmt.Fprintln(errw, "stopped")
 		return nil
 	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
 		return err
 	}
 }

@@ -184,7 +184,7 @@ func TestDirectStrategyRunsOnDirectTarget(t *testing.T) {
 		t.Fatalf("%d cells", len(p.Cells))
 	}
 	d, q := p.Cells[0], p.Cells[1]
-	if d.Target.Name() != "gamma" || d.Label != "http gamma strategy=direct" || !strings.HasPrefix(d.Command, "litebench http --target gamma --strategy direct") {
+	if d.Target.Name() != "gamma" || d.Label != "http gamma strategy=direct" || !strings.HasPrefix(d.Command, "litebench run http --target gamma --strategy direct") {
 		t.Errorf("direct cell: %s %q %q", d.Target.Name(), d.Label, d.Command)
 	}
 	if q.Target.Name() != "alpha" || q.Label != "http alpha strategy=plain" {

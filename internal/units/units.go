@@ -21,6 +21,7 @@ const (
 	Microseconds      = "µs"
 	Seconds           = "s"
 	ByteSize          = "bytes"
+	Cores             = "cores"
 )
 
 const perSecond = "/s"

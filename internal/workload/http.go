@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/litebench/litebench/internal/cpuuse"
+	"github.com/litebench/litebench/internal/httpclient"
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/serve"
@@ -26,11 +29,13 @@ var httpOps = metrics.Ops{"request"}
 func init() {
 	Register(&Spec{
 		Name:    "http",
-		Summary: "seed 003: an HTTP server returns one page row by each --strategy, loaded over loopback by a built-in client",
+		Summary: "an HTTP server returns one page row by each --strategy, loaded over loopback by a built-in client (reproduces \"Making SQLite faster in Go\", Turriate 2020)",
+		Command: []string{"run", "http"},
 		Params: []Param{
 			{"strategy", "stmt-pool", "plain, prepared, conn-pool, stmt-pool, direct, file (the control)", true},
+			{"server", serve.DefaultServer, "HTTP server: " + strings.Join(serve.Servers, " or ") + " (the published experiment used fasthttp, through fiber)", true},
 			{"concurrency", "50", "closed loop: concurrent client connections (as hey -c)", true},
-			{"handles", "5", "N of conn-pool, stmt-pool and direct (seed 003 used 5, then 20)", true},
+			{"handles", "5", "N of conn-pool, stmt-pool and direct (the published experiment used 5, then 20)", true},
 			{"rows", "100", "pages in the table", true},
 			{"body-size", "5400", "bytes of each page body", true},
 			{"immutable", "false", "open the serving handles with immutable=1 (read-only, no locking)", true},
@@ -51,6 +56,7 @@ func init() {
 type httpW struct {
 	params       map[string]string
 	strategy     string
+	server       string
 	concurrency  int
 	handles      int
 	rows         int64
@@ -64,9 +70,14 @@ type httpW struct {
 }
 
 func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
-	w := &httpW{params: p, strategy: p["strategy"], directTarget: p["direct-target"], url: p["url"]}
-	if w.url != "" && !strings.HasPrefix(w.url, "http://") {
-		return nil, fmt.Errorf("--url %q: want http://HOST:PORT/", w.url)
+	w := &httpW{params: p, strategy: p["strategy"], server: p["server"], directTarget: p["direct-target"], url: p["url"]}
+	if w.url != "" {
+		if _, err := httpclient.Parse(w.url); err != nil {
+			return nil, fmt.Errorf("--url %w", err)
+		}
+	}
+	if err := serve.CheckServer(w.server); err != nil {
+		return nil, err
 	}
 	// The target is checked when the run's target is known (TargetFor).
 	if err := serve.Check(w.strategy, nil, s.Bool("in-memory")); err != nil {
@@ -207,17 +218,24 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		if err != nil {
 			return err
 		}
-		hs := serve.HTTPServer(srv, 0)
-		go hs.Serve(ln) //nolint:errcheck // ends with Close below
+		hs, err := serve.NewHTTP(w.server, srv, 0)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		go func() {
+			pprof.SetGoroutineLabels(cpuuse.Label(ctx, "server")) // and its connections
+			hs.Serve(ln)                                          //nolint:errcheck // ends with Close below
+		}()
 		defer hs.Close()
 		url = "http://" + ln.Addr().String() + "/"
 	} else {
-		env.Notes = append(env.Notes, "loaded an external server at "+url+"; --strategy and the settings describe this run's own database only")
+		env.Notes = append(env.Notes, "loaded an external server at "+url+"; --strategy, --server and the settings describe this run's own database only")
 	}
-	tr := &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: max(w.concurrency, w.cfg.MaxInflight), DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-
+	tg, err := httpclient.Parse(url)
+	if err != nil {
+		return err
+	}
 	cfg := w.cfg
 	if cfg.Rate > 0 {
 		cfg.Roles = nil
@@ -229,52 +247,76 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		return "other"
 	}
 	cfg.NewExecutor = func(int) (loadgen.Executor, error) {
-		// One request per executor, reused: the client never changes it.
-		// It carries the run's context, so that an interrupt also ends
-		// the requests in flight.
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return nil, err
-		}
-		return &httpExec{client: client, req: req, want: int64(w.bodySize), buf: make([]byte, 32<<10)}, nil
+		// One connection per executor. The client carries the run's
+		// context, so that an interrupt also ends the requests in flight.
+		return &httpExec{c: httpclient.New(ctx, tg), want: int64(w.bodySize)}, nil
 	}
-	_, err := RunLoad(ctx, env, cfg)
+	// The client's CPU is measured over the measured part: the whole
+	// process's when the server is elsewhere, else its sampled share.
+	var meter atomic.Pointer[cpuuse.Meter]
+	cfg.OnMeasure = func(time.Time) { meter.Store(cpuuse.Start(w.url == "")) }
+	pprof.SetGoroutineLabels(cpuuse.Label(ctx, "client")) // and the load generator's goroutines
+	_, err = RunLoad(ctx, env, cfg)
+	pprof.SetGoroutineLabels(ctx)
+	if m := meter.Load(); m != nil {
+		reportCPU(env, m.Stop(), w.url == "")
+	}
 	env.Figure("body_size", units.ByteSize, units.None, float64(w.bodySize))
 	return err
+}
+
+// ClientWarnShare is the share of the machine's cores above which the
+// load generator's CPU use earns a warning: past it, the client may be
+// what limits the rate.
+const ClientWarnShare = 0.4
+
+// reportCPU adds the CPU figures of a run, in cores: the process's, and
+// the client's and the server's (sampled shares of the process's when the
+// server ran in it), with a warning when the client used more than
+// ClientWarnShare of the machine's cores.
+func reportCPU(env *Env, u cpuuse.Use, inProcess bool) {
+	cores := u.Cores()
+	env.Figure("process_cpu", units.Cores, units.None, cores)
+	client, sampled := cores, !inProcess
+	if inProcess {
+		if client, sampled = u.SideCores("client"); sampled {
+			server, _ := u.SideCores("server")
+			env.Figure("server_cpu", units.Cores, units.None, server)
+		}
+	}
+	if !sampled {
+		why := "no samples"
+		if u.SampleErr != nil {
+			why = u.SampleErr.Error()
+		}
+		env.Notes = append(env.Notes, "the client's CPU was not measured ("+why+"); process_cpu counts the client and the server together")
+		return
+	}
+	env.Figure("client_cpu", units.Cores, units.None, client)
+	if n := runtime.NumCPU(); client > ClientWarnShare*float64(n) {
+		env.Notes = append(env.Notes, fmt.Sprintf("warning: the load generator used %.2f of the machine's %d cores (%.0f%%): it may limit the rate more than the server does; load the server from another machine or with fewer --concurrency", client, n, 100*client/float64(n)))
+	}
 }
 
 var errMismatch = errors.New("unexpected response")
 
 type httpExec struct {
-	client *http.Client
-	req    *http.Request
-	want   int64
-	buf    []byte
+	c    *httpclient.Client
+	want int64
 }
 
 // Do fetches the page and checks the status and the body's length. An
-// interrupt ends the request in flight too (the request's context); a
-// stalled server is bounded by the client's timeout.
-func (e *httpExec) Do(_ context.Context, _ int) (int, error) {
-	resp, err := e.client.Do(e.req)
-	if err != nil {
+// interrupt ends the request in flight too; a stalled server is bounded
+// by the client's timeout.
+func (e *httpExec) Do(context.Context, int) (int, error) {
+	status, n, err := e.c.Get()
+	if err != nil && !errors.Is(err, httpclient.ErrStatus) {
 		return 0, err
 	}
-	var n int64
-	for {
-		k, rerr := resp.Body.Read(e.buf)
-		n += int64(k)
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			resp.Body.Close()
-			return 0, rerr
-		}
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || n != e.want {
-		return 0, fmt.Errorf("%w: status %d, %d body bytes (want 200, %d)", errMismatch, resp.StatusCode, n, e.want)
+	if status != 200 || n != e.want {
+		return 0, fmt.Errorf("%w: status %d, %d body bytes (want 200, %d)", errMismatch, status, n, e.want)
 	}
 	return 0, nil
 }
+
+func (e *httpExec) Close() { e.c.Close() }

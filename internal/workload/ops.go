@@ -66,7 +66,13 @@ func LoadConfig(p map[string]string, ops metrics.Ops, seed uint64) (loadgen.Conf
 func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, error) {
 	cfg.Done = &env.Done
 	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(cfg.Ops) }
-	cfg.OnMeasure = env.MarkStart
+	onMeasure := cfg.OnMeasure
+	cfg.OnMeasure = func(t time.Time) {
+		env.MarkStart(t)
+		if onMeasure != nil {
+			onMeasure(t)
+		}
+	}
 	if cfg.Warmup > 0 {
 		env.MarkStart(time.Time{}) // the engine marks the end of the warm-up
 	}
