@@ -182,7 +182,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	job := &worker.Job{
 		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
-		Settings: sp.Settings.Map(), Target: sp.Target.Name(), Path: path,
+		Settings: sp.Settings.For(sp.Target.Engine().Name()), Target: sp.Target.Name(), Path: path,
 		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest, Attach: sp.Attach,
 		VFS: sp.VFS,
 	}

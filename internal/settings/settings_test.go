@@ -137,3 +137,20 @@ func TestApplyDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestForLeavesOutOtherEnginesDefaults: a worker of one engine is not sent
+// another engine's settings at their defaults (it would refuse them as
+// unknown), but is sent one set on purpose.
+func TestForLeavesOutOtherEnginesDefaults(t *testing.T) {
+	Register("other-engine-for-test", []Spec{{Key: "other-knob", Default: "1", Canon: IntRange(0, 9)}}, nil)
+	s := Default()
+	if _, ok := s.For("sqlite")["other-knob"]; ok {
+		t.Errorf("another engine's setting at its default was sent")
+	}
+	if _, ok := s.For("sqlite")["batch"]; !ok {
+		t.Errorf("an application-side setting was left out")
+	}
+	if _, ok := s.For("other-engine-for-test")["other-knob"]; !ok {
+		t.Errorf("the engine's own setting was left out")
+	}
+}
