@@ -142,8 +142,8 @@ func TestApplyDSN(t *testing.T) {
 // another engine's settings at their defaults (it would refuse them as
 // unknown), but is sent one set on purpose.
 func TestForLeavesOutOtherEnginesDefaults(t *testing.T) {
-	Register("other-engine-for-test", []Spec{{Key: "other-knob", Default: "1", Canon: IntRange(0, 9)}}, nil)
-	s := Default()
+	settings.Register("other-engine-for-test", []settings.Spec{{Key: "other-knob", Default: "1", Canon: settings.IntRange(0, 9)}}, nil)
+	s := settings.Default()
 	if _, ok := s.For("sqlite")["other-knob"]; ok {
 		t.Errorf("another engine's setting at its default was sent")
 	}
