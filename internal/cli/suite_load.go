@@ -63,7 +63,7 @@ func (f *suiteFlags) cellDuration() (string, error) {
 func init() {
 	suites = append(suites,
 		suiteDef{"go-sqlite-bench", "seed 001's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
-		suiteDef{"limits", "seed 004's test cases on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GB when the machine allows", suiteLimits},
+		suiteDef{"limits", "seed 004's test cases on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GiB when the machine allows", suiteLimits},
 		suiteDef{"turriate", "seed 003: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
 		suiteDef{"wal-growth", "seed 000's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
 	)
