@@ -349,6 +349,9 @@ func workloadHelp(sp *workload.Spec) func(w io.Writer) {
 	return func(w io.Writer) {
 		var b strings.Builder
 		name := sp.Name
+		if !isCommand(name) {
+			name = "run " + name
+		}
 		if sp.Command != nil {
 			name = strings.Join(sp.Command, " ")
 		}
