@@ -72,7 +72,7 @@ func init() {
 		{"export", "write stored runs as JSON lines", cmdExport},
 		{"report", "write a self-contained HTML report with charts", cmdReport},
 		{"import", "add exported runs to a store", cmdImport},
-		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
+		{"serve", "serve one page row over HTTP by a strategy of 'Making SQLite faster in Go', for wrk, hey or ab", cmdServe},
 		{"conform", "check targets' workers against the Go reference (data, digests, reports)", cmdConform},
 		{"worker", "serve the worker protocol on stdin/stdout (for --placement process)", cmdWorker},
 		{"version", "print litebench's version", cmdVersion},

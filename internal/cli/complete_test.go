@@ -74,10 +74,21 @@ func TestHelpNamesRealCommands(t *testing.T) {
 				t.Errorf("%s --help lacks %s", d.name, want)
 			}
 		}
+		for _, w := range []string{"seed 00", "Seed 00", "batchSize", "records/s"} {
+			if strings.Contains(d.help, w) {
+				t.Errorf("%s --help says %q; name the experiment or the setting instead", d.name, w)
+			}
+		}
 		for _, m := range mention.FindAllStringSubmatch(d.help, -1) {
 			if !real[m[1]] {
 				t.Errorf("%s --help names 'litebench %s', which is not a command", d.name, m[1])
 			}
+		}
+	}
+	quick, _ := os.ReadFile(filepath.Join("testdata", "suite-quick.txt"))
+	for _, w := range []string{"Seed 00", "batchSize", "records/s", " non "} {
+		if strings.Contains(string(quick), w) {
+			t.Errorf("suite quick's tables say %q", w)
 		}
 	}
 	for _, w := range workload.Names() {

@@ -388,7 +388,7 @@ TARGET AND OUTPUT FLAGS
     --dir DIR          directory for bench databases (default: a temp dir)
     --keep             keep bench databases after the run
     --attach           scan or paginate --db beside the litebench process
-                       that owns it (seed 000's reads and writes across
+                       that owns it (sqlite3perf's reads and writes across
                        processes): the database is used as it is, never
                        created, reset, set up or removed, and each run
                        notes it was attached. Without --attach a database in

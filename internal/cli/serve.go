@@ -35,7 +35,7 @@ SYNOPSIS
 DESCRIPTION
     Creates a pages table (--rows pages of --body-size bytes, deterministic
     from --seed) in a new bench database and serves GET /?id=N (default 1)
-    with the page's body, by one of seed 003's strategies:
+    with the page's body, by one of the strategies of 'Making SQLite faster in Go':
 
 `)
 	for _, s := range serve.Strategies {

@@ -26,11 +26,11 @@ var httpOps = metrics.Ops{"request"}
 func init() {
 	Register(&Spec{
 		Name:    "http",
-		Summary: "seed 003: an HTTP server returns one page row by each --strategy, loaded over loopback by a built-in client",
+		Summary: "Making SQLite faster in Go: an HTTP server returns one page row by each --strategy, loaded over loopback by a built-in client",
 		Params: []Param{
 			{"strategy", "stmt-pool", "plain, prepared, conn-pool, stmt-pool, direct, file (the control)", true},
 			{"concurrency", "50", "closed loop: concurrent client connections (as hey -c)", true},
-			{"handles", "5", "N of conn-pool, stmt-pool and direct (seed 003 used 5, then 20)", true},
+			{"handles", "5", "N of conn-pool, stmt-pool and direct (Making SQLite faster in Go used 5, then 20)", true},
 			{"rows", "100", "pages in the table", true},
 			{"body-size", "5400", "bytes of each page body", true},
 			{"immutable", "false", "open the serving handles with immutable=1 (read-only, no locking)", true},
