@@ -112,7 +112,7 @@ func TestSuiteDurability(t *testing.T) {
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s %s", o.code, o.out, o.err)
 	}
-	for _, want := range []string{"seed 000: _journal=wal&_sync=0", "seed 002: WAL + synchronous=NORMAL", "seed 001: WAL + synchronous=FULL",
+	for _, want := range []string{"sqlite3perf: _journal=wal&_sync=0", "Benchmarking SQLite inserts: WAL + synchronous=NORMAL", "go-sqlite-bench: WAL + synchronous=FULL",
 		"driver defaults", "survives-process-crash", "may-lose-acknowledged", "survives-power-loss"} {
 		if !strings.Contains(o.out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, o.out)

@@ -72,10 +72,12 @@ func init() {
 		{"export", "write stored runs as JSON lines", cmdExport},
 		{"report", "write a self-contained HTML report with charts", cmdReport},
 		{"import", "add exported runs to a store", cmdImport},
-		{"serve", "serve one page row over HTTP by a seed 003 strategy, for wrk, hey or ab", cmdServe},
+		{"serve", "serve one page row over HTTP by a strategy of 'Making SQLite faster in Go', for wrk, hey or ab", cmdServe},
 		{"conform", "check targets' workers against the Go reference (data, digests, reports)", cmdConform},
 		{"worker", "serve the worker protocol on stdin/stdout (for --placement process)", cmdWorker},
 		{"version", "print litebench's version", cmdVersion},
+		{"completion", "print a shell completion script: litebench completion bash|zsh|fish", cmdCompletion},
+		{"man", "print the manual page (roff) to standard output", cmdMan},
 	}
 }
 
@@ -175,7 +177,37 @@ EXIT STATUS
 	io.WriteString(w, b.String())
 }
 
+// isCommand reports whether name is one of litebench's commands.
+func isCommand(name string) bool {
+	for _, c := range commands {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
+	help := simpleHelp(`NAME
+    litebench version - print litebench's version
+
+SYNOPSIS
+    litebench version
+
+DESCRIPTION
+    Prints the release, the commit it was built from (and whether the tree
+    was modified), the Go version and platform, and the targets built in.
+
+EXAMPLES
+    litebench version
+`)
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	if err := parse(fs, args, out, help); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("version: takes no arguments")
+	}
 	v, commit, dirty := runner.BuildVersion()
 	fmt.Fprintln(out, "litebench", v)
 	if commit != "" {

@@ -70,7 +70,7 @@ func (c *common) defaultLimits() {
 		c.limitNotes = append(c.limitNotes, "memory limit not applied: "+err.Error())
 		return
 	}
-	c.memory = "1GB"
+	c.memory = "1GiB"
 }
 
 // confine runs this command again in a child process confined to

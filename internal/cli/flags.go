@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Every command parses its flags with parse, so that they all behave alike:
@@ -30,6 +32,14 @@ func parse(fs *flag.FlagSet, args []string, out io.Writer, help func(io.Writer))
 		c.add(fs, help)
 		return flag.ErrHelp
 	}
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.Type() {
+		case "int", "int64":
+			f.Value = countValue{f.Value}
+		case "float64":
+			f.Value = numberValue{f.Value}
+		}
+	})
 	args, typed := normalizeArgs(fs, args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -145,9 +155,9 @@ func flagError(fs *flag.FlagSet, err error, typed map[string]string) string {
 func valueKind(f *flag.Flag) string {
 	switch f.Value.Type() {
 	case "int", "int64", "uint", "uint64":
-		return "a whole number"
+		return "a whole number such as 1000 or 10k"
 	case "float64":
-		return "a number"
+		return "a number such as 0.5 or 2.5k"
 	case "duration":
 		return "a duration such as 500ms, 10s or 2m"
 	case "bool":
@@ -207,6 +217,29 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// countValue is an integer flag that reads counts as every count is read
+// (10k, 1.5m).
+type countValue struct{ flag.Value }
+
+func (v countValue) Set(s string) error {
+	n, err := units.ParseCount(s)
+	if err != nil {
+		return err
+	}
+	return v.Value.Set(strconv.FormatInt(n, 10))
+}
+
+// numberValue is a number flag that takes a count's suffixes (2.5k).
+type numberValue struct{ flag.Value }
+
+func (v numberValue) Set(s string) error {
+	f, err := units.ParseNumber(s)
+	if err != nil {
+		return err
+	}
+	return v.Value.Set(strconv.FormatFloat(f, 'g', -1, 64))
 }
 
 // listFlag is a string flag that may also stand alone, meaning true: a

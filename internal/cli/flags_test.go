@@ -18,6 +18,21 @@ func insertRuns(t *testing.T, extra ...string) (o outcome, runs []map[string]any
 	return o, jsonLines(t, o.out)
 }
 
+// insertValues runs insertRuns and returns each run's value of key in
+// group; ok is false (and the test failed) when the command failed.
+func insertValues(t *testing.T, group, key string, args ...string) (o outcome, vals []string, ok bool) {
+	t.Helper()
+	o, runs := insertRuns(t, args...)
+	if o.code != ExitOK {
+		t.Errorf("%v: exit %d: %s", args, o.code, o.err)
+		return o, nil, false
+	}
+	for _, r := range runs {
+		vals = append(vals, field(r, group, key))
+	}
+	return o, vals, true
+}
+
 func field(j map[string]any, group, key string) string {
 	m, _ := j[group].(map[string]any)
 	s, _ := m[key].(string)
@@ -36,16 +51,8 @@ func TestBooleanAndListFlagForms(t *testing.T) {
 		{[]string{"--prepared=true,false"}, []string{"true", "false"}},
 		{[]string{"-prepared", "false"}, []string{"false"}},
 	} {
-		o, runs := insertRuns(t, c.args...)
-		if o.code != ExitOK {
-			t.Errorf("%v: exit %d: %s", c.args, o.code, o.err)
-			continue
-		}
-		var got []string
-		for _, r := range runs {
-			got = append(got, field(r, "settings", "prepared"))
-		}
-		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+		_, got, ok := insertValues(t, "settings", "prepared", c.args...)
+		if ok && strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("%v: prepared per run = %v, want %v", c.args, got, c.want)
 		}
 	}

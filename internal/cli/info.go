@@ -227,21 +227,33 @@ func renderTables(w io.Writer, ts []results.Table, format string) error {
 
 func cmdPragma(ctx context.Context, args []string, out, errw io.Writer) error {
 	help := simpleHelp(`NAME
-    litebench pragma - print a pragma's value
+    litebench pragma - print a pragma's value on targets or a database file
 
 SYNOPSIS
-    litebench pragma NAME [--db FILE] [--target T] [setting flags]
+    litebench pragma NAME [--db FILE[?PARAMS]] [--target LIST] [setting flags]
 
 DESCRIPTION
-    Without --db, opens a fresh in-memory database on the target with the
-    given settings applied and prints the value a new connection sees (seed
-    000's 'pragma busy_timeout'). With --db, opens FILE read-only and prints
-    its value there; the file is not changed.
+    Without --db, opens a fresh in-memory database on each target with the
+    given settings applied and prints the value a new connection sees. With
+    --db, opens FILE read-only and prints its value there; the file is not
+    changed. Seed-style parameters after '?' map onto the settings as they
+    do for 'litebench insert' (_busy_timeout, _sync, _cache_size, ...);
+    those that would change the file (_journal, _page_size, _locking_mode)
+    are refused with --db. With several targets, each gets a column; a
+    pragma that returns several columns (wal_checkpoint: busy, log,
+    checkpointed) prints one line per column.
+
+EXAMPLES
+    litebench pragma busy_timeout --target mattn,modernc,zombie
+    litebench pragma busy_timeout --db 'a.db?_busy_timeout=100'
+    litebench pragma wal_checkpoint --db a.db
+    litebench pragma cache_size --cache-size 64MiB
 `)
 	fs := flag.NewFlagSet("pragma", flag.ContinueOnError)
-	db := fs.String("db", "", "database file to read (opened read-only)")
-	tname := fs.String("target", target.Default(), "target")
-	vals := registerSettings(fs)
+	var c common
+	fs.StringVar(&c.db, "db", "", "database file to read (opened read-only), optionally with seed-style parameters: 'a.db?_busy_timeout=100'")
+	fs.StringVar(&c.targets, "target", target.Default(), "comma list of targets, one column each (see 'litebench list targets')")
+	c.settings = registerSettings(fs)
 	// Allow the pragma name before the flags.
 	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -253,63 +265,227 @@ DESCRIPTION
 	if name == "" {
 		name = fs.Arg(0)
 	}
-	if name == "" || strings.ContainsAny(name, " ;()'\"=") {
+	if name == "" || fs.NArg() > 1 || strings.ContainsAny(name, " ;()'\"=") {
 		return usagef("pragma: give one pragma name, e.g. 'litebench pragma busy_timeout'")
 	}
-	t, err := inProcessTarget("pragma", *tname)
+	m, path, err := c.matrix()
 	if err != nil {
 		return err
 	}
-	s := settings.Default()
-	for k, v := range vals {
-		if *v != "" {
-			if err := s.Set(k, *v); err != nil {
-				return usageError{err.Error()}
+	if vary := m.Varying(); len(vary) > 0 {
+		return usagef("pragma: --%s takes one value here, not a list", vary[0])
+	}
+	s := m.Points()[0]
+	if err := s.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	if path != "" {
+		for _, k := range []string{"journal", "page-size", "locking-mode", "in-memory"} {
+			if s.Get(k) != settings.Lookup(k).Default {
+				return usagef("pragma: --%s would change %s, which pragma opens read-only; leave out --db to see what a new database gets", k, path)
 			}
 		}
 	}
-	var ep engine.Endpoint
-	pool := target.PolicyOf(s).PoolOptions
-	if *db != "" {
-		in, err := readOnly("pragma", *db)
+	ts, err := c.targetList()
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if _, err := inProcessTarget("pragma", t.Name()); err != nil {
+			return err
+		}
+	}
+	for _, n := range c.notes {
+		fmt.Fprintln(errw, n)
+	}
+	var answers []pragmaAnswer
+	for _, t := range ts {
+		a, err := pragmaOn(ctx, t, name, s, path)
 		if err != nil {
 			return err
 		}
-		ep, pool = sqlite.ReadOnly(*db, in.Immutable), target.PoolOptions{}
+		answers = append(answers, a)
+	}
+	return writePragma(out, name, ts, answers)
+}
+
+// pragmaAnswer is what one target's connection returned: the pragma's
+// columns and its rows.
+type pragmaAnswer struct {
+	cols []string
+	rows [][]string
+}
+
+// pragmaColumns names the columns of the pragmas that return more than one
+// (SQLite's documentation); others are named by position.
+var pragmaColumns = map[string][]string{
+	"wal_checkpoint":    {"busy", "log", "checkpointed"},
+	"database_list":     {"seq", "name", "file"},
+	"collation_list":    {"seq", "name"},
+	"foreign_key_list":  {"id", "seq", "table", "from", "to", "on_update", "on_delete", "match"},
+	"foreign_key_check": {"table", "rowid", "parent", "fkid"},
+	"table_list":        {"schema", "name", "type", "ncol", "wr", "strict"},
+	"function_list":     {"name", "builtin", "type", "enc", "narg", "flags"},
+}
+
+// pragmaOn runs PRAGMA name on one target: on a fresh in-memory database
+// with s applied, or read-only on path with the settings a reader may set.
+func pragmaOn(ctx context.Context, t target.Target, name string, s settings.Settings, path string) (pragmaAnswer, error) {
+	var ep engine.Endpoint
+	pool := target.PolicyOf(s).PoolOptions
+	if path != "" {
+		in, err := readOnly("pragma", path)
+		if err != nil {
+			return pragmaAnswer{}, err
+		}
+		ep, pool = sqlite.ReadOnly(path, in.Immutable), target.PoolOptions{}
+		ep.Init = sqlite.Pragmas(s, true)
 	} else {
 		mem := s.Clone()
 		mem.Set("in-memory", "true")
 		inst, err := t.Engine().Provision(ctx, engine.Request{Settings: mem, Name: "pragma"})
 		if err != nil {
-			return err
+			return pragmaAnswer{}, err
 		}
 		defer inst.Destroy()
 		ep = inst.Endpoint()
 	}
 	d, err := t.Open(ctx, ep, pool)
 	if err != nil {
-		return usagef("pragma: open: %v", err)
+		return pragmaAnswer{}, usagef("pragma: open: %v", err)
 	}
 	defer d.Close()
-	var vs []string
+	if err := knownPragma(ctx, d, name); err != nil {
+		return pragmaAnswer{}, err
+	}
+	n, err := resultColumns(ctx, d, "PRAGMA "+name)
+	if err != nil {
+		return pragmaAnswer{}, usagef("pragma %s: %v", name, err)
+	}
+	a := pragmaAnswer{cols: pragmaColumns[strings.ToLower(name)]}
+	if len(a.cols) != n {
+		a.cols = nil
+		for i := 1; i <= n; i++ {
+			a.cols = append(a.cols, fmt.Sprintf("column %d", i))
+		}
+	}
 	err = d.Query(ctx, "PRAGMA "+name, nil, func(r target.Row) error {
-		var v string
-		if err := r.Scan(&v); err != nil {
+		vals := make([][]byte, n)
+		dest := make([]any, n)
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		if err := r.Scan(dest...); err != nil {
 			return err
 		}
-		vs = append(vs, v)
+		row := make([]string, n)
+		for i, v := range vals {
+			row[i] = string(v)
+		}
+		a.rows = append(a.rows, row)
 		return nil
 	})
 	if err != nil {
-		return usagef("pragma %s: %v", name, err)
+		return pragmaAnswer{}, usagef("pragma %s: %v", name, err)
 	}
-	for _, v := range vs {
-		fmt.Fprintf(out, "%s = %s\n", name, v)
+	return a, nil
+}
+
+// knownPragma refuses a name that is not one of the engine's pragmas,
+// naming close ones.
+func knownPragma(ctx context.Context, d target.DB, name string) error {
+	var names []string
+	d.Query(ctx, "SELECT name FROM pragma_pragma_list", nil, func(r target.Row) error {
+		var n string
+		if err := r.Scan(&n); err != nil {
+			return err
+		}
+		names = append(names, n)
+		return nil
+	})
+	if len(names) == 0 {
+		return nil // a build without the list: SQLite itself decides
 	}
-	if len(vs) == 0 {
-		fmt.Fprintf(out, "%s: no value (not a pragma that returns one on %s)\n", name, t.Name())
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return nil
+		}
 	}
-	return nil
+	msg := fmt.Sprintf("pragma: unknown pragma %q", name)
+	if near := closeNames(name, names); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	} else {
+		msg += "; 'litebench pragma pragma_list' lists them"
+	}
+	return usageError{msg}
+}
+
+// resultColumns returns how many columns query returns, from its compiled
+// program (EXPLAIN runs nothing).
+func resultColumns(ctx context.Context, d target.DB, query string) (int, error) {
+	n := 0
+	err := d.Query(ctx, "EXPLAIN "+query, nil, func(r target.Row) error {
+		var addr, p1, p2, p3, p5 int64
+		var op string
+		var p4, comment []byte
+		if err := r.Scan(&addr, &op, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+			return err
+		}
+		if op == "ResultRow" && int(p2) > n {
+			n = int(p2)
+		}
+		return nil
+	})
+	return n, err
+}
+
+// writePragma prints the answers: 'name = value' for one target and one
+// column, else a table with a column per target and a line per column of
+// the pragma (and per row, when it returns several).
+func writePragma(out io.Writer, name string, ts []target.Target, as []pragmaAnswer) error {
+	if len(ts) == 1 && len(as[0].cols) <= 1 {
+		for _, r := range as[0].rows {
+			fmt.Fprintf(out, "%s = %s\n", name, r[0])
+		}
+		if len(as[0].rows) == 0 {
+			fmt.Fprintf(out, "%s: no value (a pragma that sets, or returns nothing here)\n", name)
+		}
+		return nil
+	}
+	t := &report.Table{Headers: []string{"pragma"}}
+	for _, x := range ts {
+		t.Headers = append(t.Headers, x.Name())
+	}
+	var labels []string
+	cell := map[string][]string{}
+	for i, a := range as {
+		for ri, r := range a.rows {
+			for ci, v := range r {
+				l := name
+				if len(a.cols) > 1 {
+					l += " " + a.cols[ci]
+				}
+				if len(a.rows) > 1 {
+					l += fmt.Sprintf(" #%d", ri+1)
+				}
+				if cell[l] == nil {
+					labels = append(labels, l)
+					cell[l] = make([]string, len(as))
+					for k := range cell[l] {
+						cell[l][k] = "-"
+					}
+				}
+				cell[l][i] = v
+			}
+		}
+	}
+	for _, l := range labels {
+		t.Rows = append(t.Rows, append([]string{l}, cell[l]...))
+	}
+	if len(labels) == 0 {
+		t.Notes = append(t.Notes, name+": no value (a pragma that sets, or returns nothing here)")
+	}
+	return t.Render(out, "table")
 }
 
 func cmdInspect(ctx context.Context, args []string, out, errw io.Writer) error {

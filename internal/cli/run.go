@@ -47,6 +47,9 @@ type common struct {
 
 	// limitNotes say which limits a suite wanted but could not apply.
 	limitNotes []string
+	// notes say what settings given in other forms set, printed before
+	// the runs start.
+	notes []string
 	// kind is the kind of bench database the runs use (zero: the
 	// built-in workloads').
 	kind own.Kind
@@ -64,10 +67,10 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress: no line as runs start, end or go on (notes and failures are still printed)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
-	fs.StringVar(&c.walWarn, "wal-warn", "64MB", "warn when the WAL passes this size (0 = never)")
+	fs.StringVar(&c.walWarn, "wal-warn", "64MiB", "warn when the WAL passes this size (0 = never)")
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
-	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GB; a run that needs more ends as failed (refused where cgroups are not writable)")
+	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB; a run that needs more ends as failed (refused where cgroups are not writable)")
 	c.settings = registerSettings(fs)
 }
 
@@ -105,11 +108,36 @@ func (c *common) matrix() (*settings.Matrix, string, error) {
 		given[k] = *v
 	}
 	m, path, err := sweep.Matrix(c.defaults, c.db, given)
+	if err == nil {
+		c.notes = append(c.notes, settingNotes(given)...)
+	}
 	return m, path, usage(err)
 }
 
 // given reports whether the setting flag key was given.
 func (c *common) given(key string) bool { v := c.settings[key]; return v != nil && *v != "" }
+
+// settingNotes says what each setting given in another form than its
+// canonical one sets (--cache-size 64MiB: PRAGMA cache_size = -65536).
+func settingNotes(given map[string]string) []string {
+	var notes []string
+	for _, sp := range settings.Specs {
+		raw := given[sp.Key]
+		if raw == "" || sp.Show == nil {
+			continue
+		}
+		for _, v := range strings.Split(raw, ",") {
+			s := settings.Default()
+			if s.Set(sp.Key, v) != nil || s.Get(sp.Key) == strings.TrimSpace(v) {
+				continue
+			}
+			if show := sp.Show(s.Get(sp.Key)); show != "" {
+				notes = append(notes, fmt.Sprintf("--%s %s: %s", sp.Key, strings.TrimSpace(v), show))
+			}
+		}
+	}
+	return notes
+}
 
 func (c *common) targetList() ([]target.Target, error) {
 	ts, err := sweep.Targets(c.targets)
@@ -135,11 +163,11 @@ func (c *common) checkPaths(dbPath string) error {
 	}
 	if c.memory != "" {
 		if n, err := settings.ParseSize(c.memory); err != nil || n < 16<<20 {
-			return usagef("--memory %q: want a size of at least 16MB, such as 512MB or 1GB", c.memory)
+			return usagef("--memory %q: want a size of at least 16MiB, such as 512MiB or 1GiB", c.memory)
 		}
 	}
 	if _, err := settings.ParseSize(c.walWarn); err != nil {
-		return usagef("--wal-warn %q: want a size such as 64MB, 1GB or 0", c.walWarn)
+		return usagef("--wal-warn %q: want a size such as 64MiB, 1GB or 0", c.walWarn)
 	}
 	if dbPath != "" {
 		if dir := filepath.Dir(dbPath); !isDir(dir) {
@@ -333,6 +361,9 @@ func workloadHelp(sp *workload.Spec) func(w io.Writer) {
 	return func(w io.Writer) {
 		var b strings.Builder
 		name := sp.Name
+		if !isCommand(name) {
+			name = "run " + name
+		}
 		if sp.Command != nil {
 			name = strings.Join(sp.Command, " ")
 		}
@@ -369,7 +400,7 @@ TARGET AND OUTPUT FLAGS
     --dir DIR          directory for bench databases (default: a temp dir)
     --keep             keep bench databases after the run
     --attach           scan or paginate --db beside the litebench process
-                       that owns it (seed 000's reads and writes across
+                       that owns it (sqlite3perf's reads and writes across
                        processes): the database is used as it is, never
                        created, reset, set up or removed, and each run
                        notes it was attached. Without --attach a database in
@@ -389,7 +420,7 @@ TARGET AND OUTPUT FLAGS
     --series D         time-series sampling interval: per op kind ops/s and
                        p99, database, WAL and shm sizes (default 1s; 0 none)
     --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
-                       (default 64MB; 0 never)
+                       (default 64MiB; 0 never)
     --cpus N           confine litebench to N CPUs (GOMAXPROCS + affinity)
     --memory SIZE      run the command in a child process confined to SIZE
                        of memory in a cgroup (v2, or v1's memory controller);
@@ -441,6 +472,9 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	}
 	if err := validateCells(ctx, p); err != nil {
 		return err
+	}
+	for _, n := range c.notes {
+		fmt.Fprintln(errw, n)
 	}
 	if err := p.open(ctx); err != nil {
 		return err

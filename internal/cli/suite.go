@@ -27,7 +27,7 @@ var suites []suiteDef
 
 func init() {
 	suites = []suiteDef{
-		{"quick", "a newcomer's first answers in about a minute: seed 002's tuning ladder, seed 000's batch-size and prepared-vs-not tables, a verified scan", suiteQuick},
+		{"quick", "a newcomer's first answers in about a minute: the 'Benchmarking SQLite inserts' post's tuning ladder, sqlite3perf's batch-size and prepared-vs-not tables, a verified scan", suiteQuick},
 	}
 }
 
@@ -127,10 +127,10 @@ FLAGS
     --report FILE   HTML report written at the end (default litebench-NAME.html
                     in the current directory; 'none' skips it)
     -t N            go-sqlite-bench: seconds per cell (default 1)
-    --duration D    wal-growth, turriate: length of each run
+    --duration D    wal-growth and the HTTP suite: length of each run
     --rate R, --queries N, --seed-sizes
                     limits: target rate and operations of the single-row
-                    cases, or seed 004's own sizes
+                    cases, or the sizes of 'SQLite Performance Limits'
     --dir, --keep, --store, --no-store, --format, --progress as for 'litebench insert'
 
 Every run is stored; 'litebench show --last' prints the suite again.
@@ -301,7 +301,7 @@ func (s *suiteRun) ladderSteps() []step {
 }
 
 func ladderTable(ladder []step, rs []*results.Result) *report.Table {
-	t := &report.Table{Title: "Seed 002 ladder: insert into users, one change per row",
+	t := &report.Table{Title: "Benchmarking SQLite inserts ladder: insert into users, one change per row",
 		Headers: []string{"target", "step", "rows", "rows/s", "speed-up", "in force (read back)", "insert p50 µs", "insert p99 µs", "errors"},
 		Right:   []bool{false, false, true, true, true, false, true, true, false}}
 	for i, r := range rs {
@@ -368,8 +368,8 @@ func (s *suiteRun) batchSteps() []step {
 }
 
 func batchTable(rs []*results.Result) *report.Table {
-	t := &report.Table{Title: "Seed 000: rows per INSERT statement (prepared, each statement its own transaction)",
-		Headers: []string{"target", "batchSize", "rows", "cost", "records/s"},
+	t := &report.Table{Title: "sqlite3perf: rows per INSERT statement (prepared, each statement its own transaction)",
+		Headers: []string{"target", "rows per INSERT", "rows", "cost", "rows/s"},
 		Right:   []bool{false, true, true, true, true}}
 	for _, r := range rs {
 		t.Rows = append(t.Rows, []string{r.Target, r.Settings["rows-per-stmt"], strconv.FormatInt(r.Rows, 10),
@@ -382,13 +382,13 @@ func batchTable(rs []*results.Result) *report.Table {
 func (s *suiteRun) prepSteps() []step {
 	return []step{
 		{"prepared", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1000"}},
-		{"non", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1000"}},
+		{"not prepared", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "false", "batch": "1000"}},
 	}
 }
 
 func prepTable(prep []step, rs []*results.Result) *report.Table {
-	t := &report.Table{Title: "Seed 000: prepared vs ad hoc statements (1000-row transactions)",
-		Headers: []string{"target", "mode", "rows", "records/s", "insert p50 µs"},
+	t := &report.Table{Title: "sqlite3perf: prepared vs ad hoc statements (1000-row transactions)",
+		Headers: []string{"target", "statements", "rows", "rows/s", "insert p50 µs"},
 		Right:   []bool{false, false, true, true, true}}
 	for i, r := range rs {
 		p50, _ := opLat(r, "insert")
@@ -403,7 +403,7 @@ func (s *suiteRun) scanSteps() []step {
 }
 
 func scanTable(rs []*results.Result) *report.Table {
-	t := &report.Table{Title: "Seed 000: full scan, every row re-hashed and verified",
+	t := &report.Table{Title: "sqlite3perf: full scan, every row re-hashed and verified",
 		Headers: []string{"target", "rows", "query returned", "first row", "µs/row", "rows/s", "verified"},
 		Right:   []bool{false, true, true, true, true, true, false}}
 	for _, r := range rs {

@@ -16,14 +16,14 @@ import (
 )
 
 func init() {
-	suites = append(suites, suiteDef{"durability", "the seeds' settings (seed 000's sync=0 + WAL, seed 002's WAL + NORMAL, seed 001's FULL, driver defaults) crashed on purpose: insert speed beside what a process crash and a power cut cost (default target ncruces-direct)", suiteDurability})
+	suites = append(suites, suiteDef{"durability", "the seeds' settings (sqlite3perf's sync=0 + WAL, the 'Benchmarking SQLite inserts' post's WAL + NORMAL, go-sqlite-bench's FULL, driver defaults) crashed on purpose: insert speed beside what a process crash and a power cut cost (default target ncruces-direct)", suiteDurability})
 }
 
 // durabilitySteps are the settings the seeds recommend or start from.
 var durabilitySteps = []step{
-	{"seed 000: _journal=wal&_sync=0", "insert", nil, map[string]string{"journal": "wal", "sync": "off"}},
-	{"seed 002: WAL + synchronous=NORMAL", "insert", nil, map[string]string{"journal": "wal", "sync": "normal"}},
-	{"seed 001: WAL + synchronous=FULL", "insert", nil, map[string]string{"journal": "wal", "sync": "full"}},
+	{"sqlite3perf: _journal=wal&_sync=0", "insert", nil, map[string]string{"journal": "wal", "sync": "off"}},
+	{"Benchmarking SQLite inserts: WAL + synchronous=NORMAL", "insert", nil, map[string]string{"journal": "wal", "sync": "normal"}},
+	{"go-sqlite-bench: WAL + synchronous=FULL", "insert", nil, map[string]string{"journal": "wal", "sync": "full"}},
 	{"driver defaults", "insert", nil, nil},
 }
 

@@ -29,10 +29,10 @@ type suiteFlags struct {
 func registerSuiteFlags(fs *flag.FlagSet) *suiteFlags {
 	f := &suiteFlags{}
 	fs.StringVar(&f.cell, "t", "1", "go-sqlite-bench: seconds per cell (as the seed's -t), or a duration")
-	fs.DurationVar(&f.duration, "duration", 0, "wal-growth, turriate: length of each run (default 10s and 3s)")
+	fs.DurationVar(&f.duration, "duration", 0, "wal-growth and the HTTP suite: length of each run (default 10s and 3s)")
 	fs.Float64Var(&f.rate, "rate", 1000, "limits: target operations per second of the single-row cases")
 	fs.Int64Var(&f.queries, "queries", 5000, "limits: operations per single-row case")
-	fs.BoolVar(&f.seedSize, "seed-sizes", false, "limits: seed 004's own sizes (1,000 batches of 1,000 rows at 20/s, 1M rows; ~1 minute for that case alone)")
+	fs.BoolVar(&f.seedSize, "seed-sizes", false, "limits: the sizes of 'SQLite Performance Limits' (1,000 batches of 1,000 rows at 20/s, 1M rows; ~1 minute for that case alone)")
 	return f
 }
 
@@ -62,10 +62,10 @@ func (f *suiteFlags) cellDuration() (string, error) {
 
 func init() {
 	suites = append(suites,
-		suiteDef{"go-sqlite-bench", "seed 001's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
-		suiteDef{"limits", "seed 004's test cases on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GB when the machine allows", suiteLimits},
-		suiteDef{"turriate", "seed 003: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
-		suiteDef{"wal-growth", "seed 000's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
+		suiteDef{"go-sqlite-bench", "go-sqlite-bench's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
+		suiteDef{"limits", "the test cases of 'SQLite Performance Limits' on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GiB when the machine allows", suiteLimits},
+		suiteDef{"turriate", "Making SQLite faster in Go: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
+		suiteDef{"wal-growth", "sqlite3perf's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
 	)
 }
 
@@ -165,7 +165,7 @@ func (s *suiteRun) gsbSteps(cells []gsbCell, d string) []step {
 
 // gsbTable is the seed's results table for one target, without rows.
 func gsbTable(target, d string) *report.Table {
-	return &report.Table{Title: fmt.Sprintf("Seed 001 (go-sqlite-bench) on %s: operations per second over %s per cell", target, d),
+	return &report.Table{Title: fmt.Sprintf("go-sqlite-bench on %s: operations per second over %s per cell", target, d),
 		Headers: []string{"section", "readers", "writers", "WAL", "sync", "conns", "mutex", "read/s", "write/s", "total/s", "read p99 µs", "write p99 µs", "errors", "max WAL"},
 		Right:   []bool{false, true, true, false, false, true, false, true, true, true, true, true, false, true}}
 }
@@ -250,7 +250,7 @@ func suiteLimits(ctx context.Context, s *suiteRun) error {
 
 // limitsTable is seed 004's report of one test case.
 func limitsTable(label string, r *results.Result, notes []string) *report.Table {
-	tb := &report.Table{Title: fmt.Sprintf("Seed 004 %s on %s", label, r.Target),
+	tb := &report.Table{Title: fmt.Sprintf("SQLite Performance Limits %s on %s", label, r.Target),
 		Headers: []string{"", "value"}, Right: []bool{false, true}}
 	add := func(k, v string) { tb.Rows = append(tb.Rows, []string{k, v}) }
 	add("account rows before", report.Num(figure(r, "table_rows_before")))
@@ -328,7 +328,7 @@ func (s *suiteRun) walGrowthSteps() []step {
 // walGrowthTables are the summary of the runs and their WAL sizes over
 // time, one column per run.
 func walGrowthTables(steps []step, rs []*results.Result) (sum, series *report.Table) {
-	sum = &report.Table{Title: "Seed 000 concurrent: 100 readers + 100 writers, WAL, synchronous=NORMAL",
+	sum = &report.Table{Title: "sqlite3perf concurrent: 100 readers + 100 writers, WAL, synchronous=NORMAL",
 		Headers: []string{"target", "pool", "read/s", "write/s", "max WAL", "final WAL", "checkpoints completed", "errors"},
 		Right:   []bool{false, false, true, true, true, true, true, false}}
 	series = &report.Table{Title: "WAL size over time", Headers: []string{"t (s)"}, Right: []bool{true}}
@@ -405,7 +405,7 @@ func (s *suiteRun) turriateSteps() []step {
 }
 
 func turriateTable(steps []step, rs []*results.Result) *report.Table {
-	tb := &report.Table{Title: "Seed 003: one page row over HTTP, 50 concurrent clients (hey -z -c 50 in the seed)",
+	tb := &report.Table{Title: "Making SQLite faster in Go: one page row over HTTP, 50 concurrent clients (hey -z -c 50 in the seed)",
 		Headers: []string{"step", "target", "req/s", "vs file", "p50 µs", "p99 µs", "errors"},
 		Right:   []bool{false, false, true, true, true, true, false}}
 	var file float64

@@ -301,13 +301,13 @@ func confinedTest(t *testing.T) (dir, store, tmp string) {
 func TestMemoryOutOfMemorySavesFailedRun(t *testing.T) {
 	_, store, tmp := confinedTest(t)
 	// 5M rows of an in-memory database need about 700MB.
-	o := run(t, context.Background(), "insert", "--rows", "5m", "--in-memory", "--memory", "32MB", "--store", store,
+	o := run(t, context.Background(), "insert", "--rows", "5m", "--in-memory", "--memory", "32MiB", "--store", store,
 		"--progress", "0", "--format", "json")
 	if o.code != ExitFailed || !strings.Contains(o.err, "out of memory") || strings.Contains(o.err, "Killed") {
 		t.Fatalf("exit %d, want 1 with the reason: %s", o.code, o.err)
 	}
 	rs := storedRuns(t, store)
-	if len(rs) != 2 || rs[0].Status != results.StatusFailed || !strings.Contains(rs[0].Error, "out of memory: the workload needed more than --memory 32MB") {
+	if len(rs) != 2 || rs[0].Status != results.StatusFailed || !strings.Contains(rs[0].Error, "out of memory: the workload needed more than --memory 32MiB") {
 		t.Fatalf("stored: %+v", rs[0])
 	}
 	r := rs[0]
@@ -328,7 +328,7 @@ func TestMemoryOutOfMemorySavesFailedRun(t *testing.T) {
 
 func TestMemoryConfinedRunAndInterrupt(t *testing.T) {
 	dir, store, tmp := confinedTest(t)
-	o := run(t, context.Background(), "insert", "--rows", "2000", "--memory", "256MB", "--store", store, "--progress", "0")
+	o := run(t, context.Background(), "insert", "--rows", "2000", "--memory", "256MiB", "--store", store, "--progress", "0")
 	if o.code != 0 || !strings.Contains(o.out, "insert") {
 		t.Fatalf("exit %d: %s %s", o.code, o.out, o.err)
 	}
@@ -337,7 +337,7 @@ func TestMemoryConfinedRunAndInterrupt(t *testing.T) {
 		t.Fatalf("stored %+v", rs)
 	}
 	// Ctrl-C reaches the confined child, which saves its partial run.
-	o, _ = cancelAfter(t, "[1/1]", 500*time.Millisecond, "insert", "--rows", "100m", "--memory", "256MB", "--store", store,
+	o, _ = cancelAfter(t, "[1/1]", 500*time.Millisecond, "insert", "--rows", "100m", "--memory", "256MiB", "--store", store,
 		"--progress", "0", "--dir", dir)
 	wantInterruptedRun(t, o, store)
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
@@ -363,7 +363,7 @@ func TestResourceChecks(t *testing.T) {
 		{[]string{"mixed", "--readers", handles, "--writers", "1"}, "ulimit -n"},
 		// Memory: a million open-loop executors' histograms.
 		{[]string{"mixed", "--rate", "1000", "--max-inflight", "1000000", "--in-memory"}, "of memory"},
-		{[]string{"read", "--workers", "64", "--memory", "32MB"}, "--memory 32MB"},
+		{[]string{"read", "--workers", "64", "--memory", "32MiB"}, "--memory 32MiB"},
 	} {
 		store := filepath.Join(dir, "s.db")
 		o := run(t, context.Background(), append(c.args, "--store", store, "--dir", dir)...)

@@ -146,9 +146,9 @@ func MemAvailable() int64 {
 	return 0
 }
 
-// sizeText prints n in binary units: 512KB, 64MB, 1.5GB.
+// sizeText prints n in binary units: 512KiB, 64MiB, 1.5GiB.
 func sizeText(n int64) string {
-	units := []string{"B", "KB", "MB", "GB", "TB"}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
 	f, u := float64(n), 0
 	for f >= 1024 && u < len(units)-1 {
 		f /= 1024

@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Spec describes one setting: its key (also its flag name), its default and
@@ -31,6 +33,9 @@ type Spec struct {
 	// Engine is the engine the setting belongs to ("" for an
 	// application-side setting, which every engine honours).
 	Engine string
+	// Show, when set, says what a canonical value sets, for a value given
+	// in another form ("64MiB" → "PRAGMA cache_size = -65536 (64.0MiB)").
+	Show func(canon string) string
 }
 
 // Specs lists every setting in display order: the engines' settings, then
@@ -44,7 +49,7 @@ var appSpecs = []Spec{
 	{Key: "batch", Default: "1000", Help: "rows per transaction (1 = autocommit, one row per transaction)", Canon: IntRange(1, 1<<30)},
 	{Key: "rows-per-stmt", Default: "1", Help: "rows per INSERT statement (multi-row VALUES); given without --batch, one statement per transaction", Canon: IntRange(1, 1<<20)},
 	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate (immediate begins every write, even a single statement)", Canon: OneOf("deferred", "immediate")},
-	{Key: "write-mutex", Default: "false", Help: "serialise writes behind one application-level mutex (seed 001)", Canon: Boolean},
+	{Key: "write-mutex", Default: "false", Help: "serialise writes behind one application-level mutex (as go-sqlite-bench does)", Canon: Boolean},
 	{Key: "writer", Default: "pool", Help: "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", Canon: OneOf("pool", "single")},
 	{Key: "busy-retry", Default: "none", Help: "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", Canon: busyRetryCanon},
 	{Key: "placement", Default: "in-process", Help: "where the client runs: in-process, or process (a 'litebench worker' child process speaking the worker protocol)", Canon: OneOf("in-process", "process")},
@@ -255,26 +260,42 @@ func Boolean(v string) (string, error) {
 	return "", fmt.Errorf("want true or false")
 }
 
-// IntRange accepts a count (with k/m/g suffixes) from lo to hi.
+// IntRange accepts a count (1000, 10k, 1.5m) from lo to hi.
 func IntRange(lo, hi int64) func(string) (string, error) {
 	return func(v string) (string, error) {
-		n, err := parseSize(v)
+		n, err := units.ParseCount(v)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("want a whole number such as 1000, 10k or 1.5m")
 		}
-		if n < lo || n > hi {
-			if lo == 1 {
-				return "", fmt.Errorf("must be at least 1")
-			}
-			return "", fmt.Errorf("must be between %d and %d", lo, hi)
-		}
-		return strconv.FormatInt(n, 10), nil
+		return inRange(n, lo, hi, strconv.FormatInt)
 	}
 }
 
-// OptInt is IntRange that also accepts "default".
-func OptInt(lo, hi int64) func(string) (string, error) {
-	r := IntRange(lo, hi)
+// ByteRange accepts a byte size (4096, 64KiB, 64MB) from lo to hi bytes.
+func ByteRange(lo, hi int64) func(string) (string, error) {
+	return func(v string) (string, error) {
+		n, err := units.ParseBytes(v)
+		if err != nil {
+			return "", fmt.Errorf("want a size such as 4096, 64MiB or 64MB")
+		}
+		return inRange(n, lo, hi, func(n int64, _ int) string { return units.Bytes(n) })
+	}
+}
+
+// inRange returns n in canonical form, or says the range in the form the
+// values are written in.
+func inRange(n, lo, hi int64, show func(int64, int) string) (string, error) {
+	switch {
+	case n >= lo && n <= hi:
+		return strconv.FormatInt(n, 10), nil
+	case lo == 1 && n < lo:
+		return "", fmt.Errorf("must be at least 1")
+	}
+	return "", fmt.Errorf("must be between %s and %s", show(lo, 10), show(hi, 10))
+}
+
+// Optional makes a canonicaliser that also accepts "default".
+func Optional(r func(string) (string, error)) func(string) (string, error) {
 	return func(v string) (string, error) {
 		if strings.ToLower(v) == "default" {
 			return "default", nil
@@ -298,49 +319,9 @@ func busyRetryCanon(v string) (string, error) {
 	}
 }
 
-// parseSize parses an integer with an optional k/m/g suffix (powers of 1024
-// for kb/mb/gb/kib/..., powers of 1000 for plain k/m/g counts).
-func parseSize(v string) (int64, error) {
-	l := strings.ToLower(strings.TrimSpace(v))
-	l = strings.ReplaceAll(l, "_", "")
-	mult := int64(1)
-	for _, suf := range []struct {
-		s string
-		m int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000000}, {"g", 1000000000}} {
-		if strings.HasSuffix(l, suf.s) {
-			l, mult = strings.TrimSuffix(l, suf.s), suf.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(l, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("want a whole number")
-	}
-	return n * mult, nil
-}
+// ParseCount parses a count such as 1000, 10k or 1.5m (units.ParseCount).
+func ParseCount(v string) (int64, error) { return units.ParseCount(v) }
 
-// ParseCount parses a count such as 1000, 10k or 1m.
-func ParseCount(v string) (int64, error) { return parseSize(v) }
-
-// ParseSize parses a byte size: 4096, 64KB, 64MB, 1GB (powers of 1024;
-// KiB/MiB/GiB and k/m/g mean the same).
-func ParseSize(v string) (int64, error) {
-	l := strings.ToLower(strings.TrimSpace(v))
-	l = strings.TrimSuffix(strings.TrimSuffix(l, "ib"), "b")
-	mult := int64(1)
-	for _, suf := range []struct {
-		s string
-		m int64
-	}{{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}} {
-		if strings.HasSuffix(l, suf.s) {
-			l, mult = strings.TrimSuffix(l, suf.s), suf.m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(l, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("size %q: want bytes such as 4096, 64MB or 1GB", v)
-	}
-	return int64(f * float64(mult)), nil
-}
+// ParseSize parses a byte size such as 4096, 64MiB or 64MB
+// (units.ParseBytes).
+func ParseSize(v string) (int64, error) { return units.ParseBytes(v) }

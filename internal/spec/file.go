@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // File is a workload written down: a workload file, or pgbench scripts.
@@ -444,7 +445,7 @@ func (p *Param) check(v string) error {
 		}
 		num = float64(n)
 	case "number":
-		x, err := strconv.ParseFloat(v, 64)
+		x, err := units.ParseNumber(v)
 		if err != nil {
 			return bad("a number" + p.rangeText())
 		}

@@ -79,20 +79,21 @@ func Num(f float64) string {
 	}
 }
 
-// Bytes formats a size in bytes: 512B, 4.0MB, 1.3GB (powers of 1024).
+// Bytes formats a size in bytes: 512B, 4.0MiB, 1.3GiB (powers of 1024,
+// named as such).
 func Bytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%dB", n)
 	}
 	f := float64(n)
-	for _, u := range []string{"KB", "MB", "GB", "TB"} {
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
 		f /= unit
 		if f < unit {
 			return fmt.Sprintf("%.1f%s", f, u)
 		}
 	}
-	return fmt.Sprintf("%.1fPB", f/unit)
+	return fmt.Sprintf("%.1fPiB", f/unit)
 }
 
 // Round3 rounds to three decimals, as every reported figure is.
@@ -131,4 +132,88 @@ func Format(v float64, unit string) string {
 		return Num(v)
 	}
 	return Num(v) + " " + unit
+}
+
+// ParseCount parses a count as people write it: 1000, 1_000, 10k, 1.5m,
+// 2g or 1e6, where k, m and g are 10³, 10⁶ and 10⁹. The result must be a
+// whole number.
+func ParseCount(s string) (int64, error) {
+	f, err := parseScaled(s, countSuffixes)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a count such as 1000, 10k or 1.5m", s)
+	}
+	return whole(s, f, "a count")
+}
+
+// ParseNumber parses a number that may carry a count's suffix: 0.5, 2500,
+// 2.5k.
+func ParseNumber(s string) (float64, error) {
+	f, err := parseScaled(s, countSuffixes)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a number such as 0.5, 2500 or 2.5k", s)
+	}
+	return f, nil
+}
+
+// ParseBytes parses a byte size: a plain number of bytes (4096), or one
+// with a unit in either system, each with its true meaning: KB, MB, GB, TB
+// are 10³, 10⁶, 10⁹, 10¹²; KiB, MiB, GiB, TiB are 2¹⁰, 2²⁰, 2³⁰, 2⁴⁰. Case
+// does not matter. A bare k, m or g is refused as ambiguous.
+func ParseBytes(s string) (int64, error) {
+	l := strings.ToLower(strings.TrimSpace(s))
+	for _, suf := range countSuffixes {
+		if suf.s != "" && strings.HasSuffix(l, suf.s) {
+			n := strings.TrimSuffix(strings.TrimSpace(s), s[len(s)-1:])
+			return 0, fmt.Errorf("%q: say %sMB (10⁶ bytes) or %sMiB (2²⁰ bytes); a bare %s is ambiguous for a size", s, n, n, s[len(s)-1:])
+		}
+	}
+	f, err := parseScaled(s, byteSuffixes)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a size such as 4096, 64MB or 64MiB", s)
+	}
+	return whole(s, f, "a number of bytes")
+}
+
+type suffix struct {
+	s string
+	m float64
+}
+
+var countSuffixes = []suffix{{"k", 1e3}, {"m", 1e6}, {"g", 1e9}}
+
+var byteSuffixes = []suffix{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"b", 1},
+}
+
+// parseScaled parses a decimal number followed by one of sufs (or none).
+func parseScaled(s string, sufs []suffix) (float64, error) {
+	l := strings.ToLower(strings.TrimSpace(s))
+	mult := 1.0
+	for _, suf := range sufs {
+		if strings.HasSuffix(l, suf.s) {
+			l, mult = strings.TrimSpace(strings.TrimSuffix(l, suf.s)), suf.m
+			break
+		}
+	}
+	if l == "" || strings.ContainsAny(l, "xp") || strings.HasPrefix(strings.TrimLeft(l, "+-"), "_") {
+		return 0, fmt.Errorf("not a number")
+	}
+	f, err := strconv.ParseFloat(l, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("not a number")
+	}
+	return f * mult, nil
+}
+
+// whole returns f as an integer, refusing fractions and what int64 cannot
+// hold.
+func whole(s string, f float64, what string) (int64, error) {
+	if f != math.Trunc(f) {
+		return 0, fmt.Errorf("%q: want %s, not a fraction", s, what)
+	}
+	if math.Abs(f) >= 1<<63 {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
+	return int64(f), nil
 }

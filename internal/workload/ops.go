@@ -12,7 +12,7 @@ import (
 )
 
 func pFloat(p map[string]string, name string, lo, hi float64) (float64, error) {
-	f, err := strconv.ParseFloat(p[name], 64)
+	f, err := units.ParseNumber(p[name])
 	if err != nil || f < lo || f > hi {
 		return 0, fmt.Errorf("--%s %q: want a number from %v to %v", name, p[name], lo, hi)
 	}
@@ -25,6 +25,27 @@ func pDuration(p map[string]string, name string) (time.Duration, error) {
 		return 0, fmt.Errorf("--%s %q: want a duration such as 500ms, 10s or 2m", name, p[name])
 	}
 	return d, nil
+}
+
+// maxSchedule is the longest a target rate may take to schedule --count
+// operations.
+const maxSchedule = 24 * time.Hour
+
+// checkRate refuses a positive rate too low to schedule one operation in
+// the run's duration (or --count operations within a day): such a run
+// measures nothing.
+func checkRate(c loadgen.Config, raw string) error {
+	switch {
+	case c.Rate == 0:
+		return nil
+	case c.Count > 0 && float64(c.Count)/c.Rate > maxSchedule.Seconds():
+		return fmt.Errorf("--rate %s: %d operations would take more than %s to schedule; want at least %s, or 0 for a closed loop",
+			raw, c.Count, maxSchedule, strconv.FormatFloat(float64(c.Count)/maxSchedule.Seconds(), 'g', 3, 64))
+	case c.Count == 0 && c.Rate*c.Duration.Seconds() < 1:
+		return fmt.Errorf("--rate %s: less than one operation in --duration %s; want at least %s, or 0 for a closed loop",
+			raw, c.Duration, strconv.FormatFloat(1/c.Duration.Seconds(), 'g', 3, 64))
+	}
+	return nil
 }
 
 // LoadConfig reads the load-model parameters every operation workload
@@ -47,6 +68,9 @@ func LoadConfig(p map[string]string, ops metrics.Ops, seed uint64) (loadgen.Conf
 		return c, fmt.Errorf("--duration %s: want a positive duration, or set --count", p["duration"])
 	}
 	if c.Rate, err = pFloat(p, "rate", 0, 1e9); err != nil {
+		return c, err
+	}
+	if err := checkRate(c, p["rate"]); err != nil {
 		return c, err
 	}
 	if c.Arrivals, err = loadgen.ParseArrivals(p["arrivals"]); err != nil {

@@ -19,7 +19,7 @@ import (
 func init() {
 	Register(&Spec{
 		Name:    "scan",
-		Summary: "read every bench row, re-hash rand and compare with hash (seed 000 bench)",
+		Summary: "read every bench row, re-hash rand and compare with hash (sqlite3perf bench)",
 		Params: []Param{
 			{"rows", "1000000", "rows to load before scanning (loading is not measured)", true},
 			{"seed", "1", "data seed", false},
@@ -28,7 +28,7 @@ func init() {
 	})
 	Register(&Spec{
 		Name:    "paginate",
-		Summary: "OFFSET vs keyset pagination at several depths (seed 000 pagination)",
+		Summary: "OFFSET vs keyset pagination at several depths (sqlite3perf pagination)",
 		Params: []Param{
 			{"rows", "1000000", "rows to load before paginating (loading is not measured)", true},
 			{"depths", "1000,100000,900000", "comma list of page depths (rows skipped)", false},

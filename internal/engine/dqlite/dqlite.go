@@ -52,8 +52,8 @@ func init() {
 // specs are dqlite's settings, valid only for dqlite runs.
 var specs = []settings.Spec{
 	{Key: "nodes", Default: "1", Help: "dqlite: nodes of the cluster litebench starts (1, 3, 5, 7 or 9; all voters)", Canon: settings.OneOf("1", "3", "5", "7", "9")},
-	{Key: "snapshot-threshold", Default: "default", Help: "dqlite: Raft log entries between snapshots (default: dqlite's 1024)", Canon: settings.OptInt(1, 1<<31-1)},
-	{Key: "snapshot-trailing", Default: "default", Help: "dqlite: Raft log entries kept after a snapshot (default: dqlite's 8192)", Canon: settings.OptInt(0, 1<<31-1)},
+	{Key: "snapshot-threshold", Default: "default", Help: "dqlite: Raft log entries between snapshots (default: dqlite's 1024)", Canon: settings.Optional(settings.IntRange(1, 1<<31-1))},
+	{Key: "snapshot-trailing", Default: "default", Help: "dqlite: Raft log entries kept after a snapshot (default: dqlite's 8192)", Canon: settings.Optional(settings.IntRange(0, 1<<31-1))},
 }
 
 type dqliteEngine struct{}
