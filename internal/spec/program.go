@@ -46,6 +46,16 @@ type Program struct {
 // ProgramVersion is the version of the program's format.
 const ProgramVersion = 1
 
+// CapProgram is the capability a worker announces in hello when it runs
+// programs.
+const CapProgram = "program"
+
+// NoProgram is the refusal of a workload file for a target whose worker
+// does not run programs.
+func NoProgram(target string) error {
+	return fmt.Errorf("%s cannot run workload files or scripts: its worker does not run workload programs (no %q capability; docs/workload-program.md); run the file on another target", target, CapProgram)
+}
+
 // ProgramTable is a table of the run, in creation order.
 type ProgramTable struct {
 	Name string `json:"name"`
@@ -288,6 +298,15 @@ func (w *Workload) Program(d dialect.Dialect) (*Program, error) {
 		p.Checks = append(p.Checks, ProgramCheck{Name: c.c.Name, SQL: c.sql, Expect: kind, Cmp: c.op, Want: c.want, At: c.c.Pos.String()})
 	}
 	return p, nil
+}
+
+// ProgramJSON is the cell's program for a dialect, as JSON.
+func (w *Workload) ProgramJSON(d dialect.Dialect) (json.RawMessage, error) {
+	p, err := w.Program(d)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(p)
 }
 
 // mixWeights are the [mix]'s weights in its order, or 1 each.
