@@ -290,9 +290,9 @@ func (w *Workload) Demand(s settings.Settings) limits.Demand {
 // of the target's engine holding the workload's tables (and the tables
 // the init SQL creates). It touches no file.
 func (w *Workload) Validate(ctx context.Context, t target.Target) error {
-	if x, ok := t.Client().(interface{ Caps() ([]string, error) }); ok {
-		// A worker of another language runs the workload compiled, if it
-		// can.
+	if x, ok := t.Client().(interface{ Caps() ([]string, error) }); ok && !w.f.builtin {
+		// A worker of another language runs a workload file compiled, if
+		// it can (the built-ins it knows by name).
 		caps, err := x.Caps()
 		if err != nil {
 			return err
