@@ -489,17 +489,17 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 
 // validateCells checks, before anything is created, that a workload
 // written as a file prepares every statement on each target's engine (in
-// an in-memory database).
+// an in-memory database), and that each target can run it.
 func validateCells(ctx context.Context, p *plan) error {
 	seen := map[string]bool{}
 	for _, cell := range p.specs {
 		v, ok := cell.Workload.(interface {
 			Validate(context.Context, target.Target) error
 		})
-		if !ok || seen[cell.Target.Engine().Name()] {
+		if !ok || seen[cell.Target.Name()] {
 			continue
 		}
-		seen[cell.Target.Engine().Name()] = true
+		seen[cell.Target.Name()] = true
 		if err := v.Validate(ctx, cell.Target); err != nil {
 			if ctx.Err() != nil {
 				return errStopped

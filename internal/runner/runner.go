@@ -198,13 +198,23 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		if placement != worker.InProcess && placement != "" {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s runs in its own worker process; --placement %s changes nothing", sp.Target.Name(), placement))
 		}
+		if pg, ok := sp.Workload.(worker.Programmed); ok && job.Spec != nil {
+			// Workers of other languages run the workload compiled.
+			job.Program, err = pg.ProgramJSON(sp.Target.Engine().Dialect())
+		}
 		var args []string
-		if args, err = x.Command(); err == nil {
+		if err == nil {
+			args, err = x.Command()
+		}
+		if err == nil {
 			var p *worker.Process
 			if p, err = worker.StartCommand(args[0], args[1:]...); err == nil {
 				w = p
-				if _, err = w.Hello(ctx); err == nil {
-					setup, err = w.Setup(ctx, job)
+				var h worker.Event
+				if h, err = w.Hello(ctx); err == nil {
+					if err = worker.CheckProgram(sp.Target.Name(), job, h.Caps); err == nil {
+						setup, err = w.Setup(ctx, job)
+					}
 				}
 			}
 		}

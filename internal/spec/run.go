@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -290,6 +291,17 @@ func (w *Workload) Demand(s settings.Settings) limits.Demand {
 // of the target's engine holding the workload's tables (and the tables
 // the init SQL creates). It touches no file.
 func (w *Workload) Validate(ctx context.Context, t target.Target) error {
+	if x, ok := t.Client().(interface{ Caps() ([]string, error) }); ok && !w.f.builtin {
+		// A worker of another language runs a workload file compiled, if
+		// it can (the built-ins it knows by name).
+		caps, err := x.Caps()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(caps, CapProgram) {
+			return NoProgram(t.Name())
+		}
+	}
 	if t.Placement().IsProcess() {
 		// The client runs in a worker process of its own: check the
 		// statements with an in-process client of the same engine.

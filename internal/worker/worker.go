@@ -15,9 +15,13 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"time"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/spec"
 	"github.com/litebench/litebench/internal/workload"
 )
 
@@ -38,10 +42,14 @@ type Job struct {
 	// Spec, for a workload defined by files (a workload file, pgbench
 	// scripts), is their text: the worker builds the workload from it
 	// instead of looking its name up.
-	Spec     *workload.Definition `json:"spec,omitempty"`
-	Params   map[string]string    `json:"params"`
-	Settings map[string]string    `json:"settings"`
-	Target   string               `json:"target"`
+	Spec *workload.Definition `json:"spec,omitempty"`
+	// Program is the same workload compiled for the target's engine
+	// (docs/workload-program.md), sent to workers that announce the
+	// "program" capability instead of interpreting Spec.
+	Program  json.RawMessage   `json:"program,omitempty"`
+	Params   map[string]string `json:"params"`
+	Settings map[string]string `json:"settings"`
+	Target   string            `json:"target"`
 	// Path is the bench database the controller provisioned (a file, or
 	// the name of an in-memory database).
 	Path string `json:"path"`
@@ -59,6 +67,23 @@ type Job struct {
 	// Go in the worker's process (the durability audit's crash VFS);
 	// only targets that can use a Go VFS accept it.
 	VFS string `json:"vfs,omitempty"`
+}
+
+// CapProgram is the capability of a worker that runs workload programs.
+const CapProgram = spec.CapProgram
+
+// Programmed is a workload that compiles to a program for a dialect.
+type Programmed interface {
+	ProgramJSON(d dialect.Dialect) (json.RawMessage, error)
+}
+
+// CheckProgram refuses a job of a workload file for a worker (of the
+// named target) whose capabilities do not include running programs.
+func CheckProgram(target string, j *Job, caps []string) error {
+	if j.Spec == nil || slices.Contains(caps, CapProgram) {
+		return nil
+	}
+	return spec.NoProgram(target)
 }
 
 // Interval returns the job's interval period.

@@ -138,8 +138,10 @@ type client struct {
 	root string
 	once sync.Once
 	ver  string
-	// driverVer is the driver version the worker names in hello.
+	// driverVer is the driver version the worker names in hello; caps
+	// its capabilities.
 	driverVer string
+	caps      []string
 	err       error
 }
 
@@ -202,6 +204,12 @@ func (c *client) Command() ([]string, error) {
 	return args, nil
 }
 
+// Caps are the capabilities the worker announces in hello.
+func (c *client) Caps() ([]string, error) {
+	_, err := c.Version()
+	return c.caps, err
+}
+
 // Version is the SQLite version the worker's driver runs, from its hello
 // (asked once).
 func (c *client) Version() (string, error) {
@@ -224,7 +232,7 @@ func (c *client) Version() (string, error) {
 			c.err = err
 			return
 		}
-		c.ver, c.driverVer = h.EngineVersion, h.DriverVersion
+		c.ver, c.driverVer, c.caps = h.EngineVersion, h.DriverVersion, h.Caps
 		if c.ver == "" {
 			// Not every worker says it in hello: set up a one-row
 			// in-memory job and read what setup_done reports.

@@ -44,6 +44,7 @@ class Ops:
     --batch row) inserts, updates or upserts, in closed or open loop."""
 
     ops = ["read", "write"]
+    nops = 2
 
     def __init__(self, name, p, s):
         self.name = name
@@ -98,6 +99,15 @@ class Ops:
         self.next = self.visible = self.rows
         self.claims = []
         self.claim_lock = threading.Lock()
+
+    def roles(self):
+        """The closed loop's workers: each one's role."""
+        return [READ] * self.readers + [WRITE] * self.writers
+
+    def chooser(self):
+        """The open loop's choice of operation seq's role."""
+        writes = gen.chooser(self.seed, self.ratio)
+        return lambda seq: WRITE if writes(seq) else READ
 
     def setup(self, env):
         create_schema(env, self.sc)
@@ -322,7 +332,7 @@ class Lane:
     def __init__(self, eng, role):
         self.eng, self.role = eng, role
         self.measuring = eng.measured
-        self.rec = eng.env.recorder(2, live=True) if self.measuring else Recorder(2)
+        self.rec = eng.env.recorder(eng.w.nops, live=True) if self.measuring else Recorder(eng.w.nops)
         self.deadline = eng.deadline if self.measuring else NEVER
 
     def check(self, start):
@@ -336,7 +346,7 @@ class Lane:
                 eng.begin(start)
             if eng.measured:
                 self.measuring, self.deadline = True, eng.deadline
-                self.rec = eng.env.recorder(2, live=True)
+                self.rec = eng.env.recorder(eng.w.nops, live=True)
         if start >= self.deadline:
             return None
         check_at = min(start + CHECK_NS, self.deadline if self.measuring else eng.warm_end)
@@ -409,7 +419,7 @@ class Engine:
 
     def run_closed(self):
         w = self.w
-        roles = [READ] * w.readers + [WRITE] * w.writers
+        roles = w.roles()
 
         def go():
             # Every worker has started: the run starts.
@@ -537,7 +547,7 @@ class Engine:
         self.idle, self.t0 = 0, None
         threads = []
         lags = []
-        choose = gen.chooser(w.seed, w.ratio)
+        choose = w.chooser()
 
         def spawn():
             with self.lock:
@@ -614,7 +624,7 @@ class Engine:
                     r = rec
                     if late <= HIGHEST:
                         INTERVAL.record(lag, late)
-                op = WRITE if choose(seq) else READ
+                op = choose(seq)
                 try:
                     retries = ex.write() if op == WRITE else ex.read()
                     ok = True
