@@ -96,7 +96,7 @@ func TestProgressLine(t *testing.T) {
 			"[1/2] insert  845999/10000000 rows (8.46%) 2.0s: 423000 rows/s, p99 insert 4.3µs commit 1.23ms, 0 errors (last 2.0s); ETA 22s"},
 		{progress{Label: "write mattn", Unit: "op", Done: 12000, Elapsed: 4 * time.Second, Span: 2 * time.Second, SpanDone: 5000,
 			Errors: 3, Duration: 10 * time.Second, WAL: 4 << 20},
-			"write mattn  12000 ops 4.0s: 2500 ops/s, 3 errors (last 2.0s); ETA 6s; WAL 4.0MB"},
+			"write mattn  12000 ops 4.0s: 2500 ops/s, 3 errors (last 2.0s); ETA 6s; WAL 4.0MiB"},
 		{progress{Unit: "op", Done: 0, Elapsed: time.Second},
 			"0 ops 1.0s"},
 	} {

@@ -566,13 +566,13 @@ func TestDescribe(t *testing.T) {
 func TestPragmas(t *testing.T) {
 	rw := rustWorker(t)
 	s := settings.Default()
-	for k, v := range map[string]string{"journal": "wal", "sync": "1", "cache-size": "-8000", "mmap-size": "1m",
+	for k, v := range map[string]string{"journal": "wal", "sync": "1", "cache-size": "-8000", "mmap-size": "1MiB",
 		"temp-store": "memory", "locking-mode": "normal", "page-size": "8192", "busy-timeout": "250"} {
 		if err := s.Set(k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	settingsJSON, err := json.Marshal(s.Map())
+	settingsJSON, err := json.Marshal(s.For(sqlite.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
