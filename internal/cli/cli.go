@@ -188,21 +188,19 @@ func isCommand(name string) bool {
 }
 
 func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench version - print litebench's version
 
 SYNOPSIS
     litebench version
+    litebench --version
 
 DESCRIPTION
     Prints the release, the commit it was built from (and whether the tree
     was modified), the Go version and platform, and the targets built in.
-
-EXAMPLES
-    litebench version
-`)
+`, examples: []string{"litebench version", "litebench --version"}, seeAlso: []string{"list targets"}}
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

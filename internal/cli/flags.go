@@ -279,6 +279,7 @@ func registerSettings(fs *flag.FlagSet) map[string]*string {
 		v := new(string)
 		vals[sp.Key] = v
 		stringFlag(fs, v, sp.Key, "", sp.Help+" (default "+sp.Default+"; comma list = sweep)", isBoolDefault(sp.Default))
+		inGroup(fs, settingGroup(sp.Engine), sp.Key)
 	}
 	return vals
 }
