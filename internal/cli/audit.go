@@ -19,7 +19,8 @@ import (
 )
 
 const auditHelp = `NAME
-    litebench audit - measure what settings give up in durability by crashing them
+    litebench audit - measure what settings give up in durability by
+        crashing them
 
 SYNOPSIS
     litebench audit [WORKLOAD] [--fault process-kill,power-loss] [--trials N]

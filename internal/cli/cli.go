@@ -198,7 +198,7 @@ SYNOPSIS
 DESCRIPTION
     Prints the release, the commit it was built from (and whether the tree
     was modified), the Go version and platform, and the targets built in.
-`, examples: []string{"litebench version", "litebench --version"}, seeAlso: []string{"list targets"}}
+`, examples: []string{"litebench version"}, seeAlso: []string{"list targets"}}
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err

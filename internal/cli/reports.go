@@ -64,7 +64,8 @@ func cmdCompare(ctx context.Context, args []string, out, errw io.Writer) error {
 
 SYNOPSIS
     litebench compare A B
-    litebench compare --where K=V[,K=V] --vs K=V[,K=V] [RUN_OR_SWEEP... | --last | --all]
+    litebench compare --where K=V[,K=V] --vs K=V[,K=V]
+                      [RUN_OR_SWEEP... | --last | --all]
 
 DESCRIPTION
     A and B are run ids, sweep ids or unique prefixes. Runs are grouped into
@@ -167,7 +168,8 @@ func cmdExport(ctx context.Context, args []string, out, errw io.Writer) error {
     litebench export - write stored runs as JSON lines
 
 SYNOPSIS
-    litebench export [--store FILE] RUN_OR_SWEEP... | --last | --all  > runs.jsonl
+    litebench export [--store FILE] RUN_OR_SWEEP... | --last | --all
+                     > runs.jsonl
 
 DESCRIPTION
     One run per line, complete (settings, histograms, time series,

@@ -27,8 +27,8 @@ const selfcheckHelp = `NAME
     litebench selfcheck - measure litebench's own overhead
 
 SYNOPSIS
-    litebench selfcheck [--checks insert,read,placement] [--rows N] [--duration D]
-                        [--repeat K] [--batch B]
+    litebench selfcheck [--checks insert,read,placement] [--rows N]
+                        [--duration D] [--repeat K] [--batch B]
 
 DESCRIPTION
     Each check runs two sides K times each, interleaved, the side that goes
