@@ -159,20 +159,26 @@ DESCRIPTION
 COMMANDS
 `)
 	for _, c := range commands {
-		fmt.Fprintf(&b, "    %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "    %-10s %s", c.name, wrapAt(c.summary, 15, 15))
 	}
 	b.WriteString(`
 EXAMPLES
-    litebench suite quick
-    litebench insert --rows 1m --journal wal --sync off --batch 1000
-    litebench insert --target mattn,modernc --journal delete,wal --batch 10,100,1000
-    litebench insert --db 'a.db?_journal=wal&_sync=0' --rows-per-stmt 100 --rows 50000
-    litebench scan --rows 1.5m
-    litebench paginate --rows 1m --depths 1000,100000,900000
-    litebench list targets
-
+`)
+	for _, e := range []string{
+		"litebench suite quick",
+		"litebench insert --rows 1m --journal wal --sync off --batch 1000",
+		"litebench insert --target mattn,modernc --journal delete,wal --batch 10,100,1000",
+		"litebench insert --db 'a.db?_journal=wal&_sync=0' --rows-per-stmt 100 --rows 50000",
+		"litebench scan --rows 1.5m",
+		"litebench paginate --rows 1m --depths 1000,100000,900000",
+		"litebench list targets",
+	} {
+		b.WriteString(wrapCommand(e))
+	}
+	b.WriteString(`
 EXIT STATUS
-    0 success, 1 a run failed, 2 bad input (nothing was touched), 130 interrupted.
+    0 success, 1 a run failed, 2 bad input (nothing was touched), 130
+    interrupted.
 `)
 	io.WriteString(w, b.String())
 }

@@ -257,3 +257,13 @@ func TestFlagLine(t *testing.T) {
 		t.Errorf("flag lines:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// The overview fits in 80 columns too.
+func TestUsageWidth(t *testing.T) {
+	o := run(t, context.Background(), "help")
+	for i, l := range strings.Split(o.out, "\n") {
+		if n := utf8.RuneCountInString(l); n > helpWidth {
+			t.Errorf("help: line %d is %d columns: %q", i+1, n, l)
+		}
+	}
+}
