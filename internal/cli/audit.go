@@ -19,7 +19,8 @@ import (
 )
 
 const auditHelp = `NAME
-    litebench audit - measure what settings give up in durability by crashing them
+    litebench audit - measure what settings give up in durability by
+        crashing them
 
 SYNOPSIS
     litebench audit [WORKLOAD] [--fault process-kill,power-loss] [--trials N]
@@ -58,32 +59,22 @@ DESCRIPTION
     journal mode and synchronous level: "as documented", or a FINDING.
     docs/durability-audit.md describes the model and the oracle.
 
-AUDIT FLAGS
-    --fault LIST         process-kill, power-loss or both (default both)
-    --trials N           trials per cell and fault (default 20)
-    --power-model LIST   torn (default), lose-unsynced, or both: each
-                         power-loss trial is judged under each model
-    --fault-at WINDOW    when the fault strikes after the measured part
-                         starts: 300ms, or a window 100ms-1s (default)
-    --fault-seed N       seed of the fault moments and torn patterns
-                         (default 1): the same seed strikes the same way
-
-    Workload flags are those of 'litebench WORKLOAD --help'; the audit's
-    defaults differ so that the fault strikes a running workload: insert
-    --rows 10m, write and mixed --duration 1h (the fault ends them).
-    Setting flags are those of 'litebench list settings' but --placement
-    and --in-memory. Also --target, --dir, --keep (trials' files), --store,
-    --no-store, --format table|markdown|csv|json.
-
-EXAMPLES
-    litebench audit --target ncruces-direct --journal delete,wal --sync off,normal,full
-    litebench audit --fault process-kill --target mattn --journal wal --sync off --trials 50
-    litebench audit write --target ncruces-direct --journal wal --sync normal --batch 10
-
-EXIT STATUS
-    0 the audit ran (findings are results, not errors), 1 a trial failed,
-    2 bad input (nothing was touched), 130 interrupted.
+    Workload flags are those of 'litebench WORKLOAD --help' (the flags of
+    insert are listed below; 'litebench audit write --help' lists write's);
+    the audit's defaults differ so that the fault strikes a running
+    workload: insert --rows 10m, write and mixed --duration 1h (the fault
+    ends them). --placement, --in-memory, --db, --attach, --repeat,
+    --memory, --series and --wal-warn are refused: a trial runs in a
+    worker process on a file of its own.
 `
+
+// auditPage is the audit's manual page.
+var auditPage = helpPage{text: auditHelp, group: "AUDIT FLAGS", examples: []string{
+	"litebench audit --target ncruces-direct --journal delete,wal --sync off,normal,full",
+	"litebench audit --fault process-kill --target mattn --journal wal --sync off --trials 50",
+	"litebench audit write --target ncruces-direct --journal wal --sync normal --batch 10",
+}, seeAlso: []string{"suite durability", "list targets", "show"},
+	exit: "0 the audit ran (findings are results, not errors), 1 a trial failed, 2 bad input (nothing was touched), 130 interrupted."}
 
 // auditDefaults are the workload parameters the audit changes when they
 // are not given: the fault must strike a running workload.
@@ -112,13 +103,17 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 			def = d
 		}
 		params[p.Name] = fs.String(p.Name, def, p.Help)
+		inGroup(fs, groupWorkload, p.Name)
 	}
-	faults := fs.String("fault", strings.Join(audit.Faults, ","), "faults")
+	faults := fs.String("fault", strings.Join(audit.Faults, ","), "process-kill, power-loss or both")
 	trials := fs.Int("trials", 20, "trials per cell and fault")
-	models := fs.String("power-model", string(crashvfs.Torn), "power models")
-	faultAt := fs.String("fault-at", "100ms-1s", "fault window")
-	seed := fs.Uint64("fault-seed", 1, "fault seed")
-	if err := parse(fs, args, out, simpleHelp(auditHelp)); err != nil {
+	models := fs.String("power-model", string(crashvfs.Torn), "torn, lose-unsynced, or both: each power-loss trial is judged under each model")
+	faultAt := fs.String("fault-at", "100ms-1s", "when the fault strikes after the measured part starts: 300ms, or a window such as 100ms-1s")
+	seed := fs.Uint64("fault-seed", 1, "seed of the fault moments and torn patterns: the same seed strikes the same way")
+	fs.SetAnnotation("fault", "litebench-help-value", []string{"LIST"})
+	fs.SetAnnotation("power-model", "litebench-help-value", []string{"LIST"})
+	fs.SetAnnotation("fault-at", "litebench-help-value", []string{"WINDOW"})
+	if err := parse(fs, args, out, auditPage.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

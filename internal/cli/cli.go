@@ -159,20 +159,26 @@ DESCRIPTION
 COMMANDS
 `)
 	for _, c := range commands {
-		fmt.Fprintf(&b, "    %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "    %-10s %s", c.name, wrapAt(c.summary, 15, 15))
 	}
 	b.WriteString(`
 EXAMPLES
-    litebench suite quick
-    litebench insert --rows 1m --journal wal --sync off --batch 1000
-    litebench insert --target mattn,modernc --journal delete,wal --batch 10,100,1000
-    litebench insert --db 'a.db?_journal=wal&_sync=0' --rows-per-stmt 100 --rows 50000
-    litebench scan --rows 1.5m
-    litebench paginate --rows 1m --depths 1000,100000,900000
-    litebench list targets
-
+`)
+	for _, e := range []string{
+		"litebench suite quick",
+		"litebench insert --rows 1m --journal wal --sync off --batch 1000",
+		"litebench insert --target mattn,modernc --journal delete,wal --batch 10,100,1000",
+		"litebench insert --db 'a.db?_journal=wal&_sync=0' --rows-per-stmt 100 --rows 50000",
+		"litebench scan --rows 1.5m",
+		"litebench paginate --rows 1m --depths 1000,100000,900000",
+		"litebench list targets",
+	} {
+		b.WriteString(wrapCommand(e))
+	}
+	b.WriteString(`
 EXIT STATUS
-    0 success, 1 a run failed, 2 bad input (nothing was touched), 130 interrupted.
+    0 success, 1 a run failed, 2 bad input (nothing was touched), 130
+    interrupted.
 `)
 	io.WriteString(w, b.String())
 }
@@ -188,21 +194,19 @@ func isCommand(name string) bool {
 }
 
 func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench version - print litebench's version
 
 SYNOPSIS
     litebench version
+    litebench --version
 
 DESCRIPTION
     Prints the release, the commit it was built from (and whether the tree
     was modified), the Go version and platform, and the targets built in.
-
-EXAMPLES
-    litebench version
-`)
+`, examples: []string{"litebench version"}, seeAlso: []string{"list targets"}}
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -36,21 +36,10 @@ func commandDocs(ctx context.Context) []commandDoc {
 			docs = append(docs, d)
 			continue
 		}
-		args := []string{"--help"}
-		if c.name == "run" {
-			// run's flags are a workload's: insert's stand for them all.
-			args = []string{"insert", "--help"}
-		}
 		col := &flagCollector{}
-		c.run(ctx, args, col, io.Discard)
+		c.run(ctx, []string{"--help"}, col, io.Discard)
 		if col.fs != nil {
 			col.fs.VisitAll(func(f *flag.Flag) { d.flags = append(d.flags, f) })
-		}
-		if c.name == "run" {
-			var b strings.Builder
-			cmdRun(ctx, []string{"--help"}, &b, io.Discard)
-			col.help.Reset()
-			col.help.WriteString(b.String())
 		}
 		d.help = col.help.String()
 		docs = append(docs, d)
@@ -100,7 +89,7 @@ func targetNames() []string {
 }
 
 func cmdCompletion(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench completion - print a shell completion script
 
 SYNOPSIS
@@ -108,15 +97,15 @@ SYNOPSIS
 
 DESCRIPTION
     Prints a script that completes litebench's commands, their flags, the
-    names of workloads, suites and targets.
-
-EXAMPLES
-    source <(litebench completion bash)
-    litebench completion zsh > "${fpath[1]}/_litebench"
-    litebench completion fish > ~/.config/fish/completions/litebench.fish
-`)
+    names of workloads, suites and targets. It is made from the flags each
+    command parses, so it is never behind the commands.
+`, examples: []string{
+		"source <(litebench completion bash)",
+		`litebench completion zsh > "${fpath[1]}/_litebench"`,
+		"litebench completion fish > ~/.config/fish/completions/litebench.fish",
+	}, seeAlso: []string{"man"}}
 	fs := flag.NewFlagSet("completion", flag.ContinueOnError)
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	docs := commandDocs(ctx)
@@ -231,7 +220,7 @@ func firstLine(s string) string {
 }
 
 func cmdMan(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench man - print litebench's manual page
 
 SYNOPSIS
@@ -239,13 +228,14 @@ SYNOPSIS
 
 DESCRIPTION
     Writes the manual page, in roff, to standard output: the overview of
-    'litebench help' and every command's --help.
-
-EXAMPLES
-    litebench man > litebench.1 && man ./litebench.1
-`)
+    'litebench help' and every command's --help, with its flags, examples
+    and related commands.
+`, examples: []string{
+		"litebench man > litebench.1 && man ./litebench.1",
+		"litebench man | groff -man -Tutf8 | less",
+	}, seeAlso: []string{"help", "completion"}}
 	fs := flag.NewFlagSet("man", flag.ContinueOnError)
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

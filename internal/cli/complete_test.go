@@ -50,7 +50,8 @@ func TestManPage(t *testing.T) {
 			t.Errorf("man page lacks %s", c.name)
 		}
 	}
-	for _, s := range []string{".SH NAME", ".SH SYNOPSIS", ".SH EXAMPLES", "--cache-size"} {
+	for _, s := range []string{".SH NAME", ".SH SYNOPSIS", ".SH EXAMPLES", "--cache-size",
+		".B WORKLOAD FLAGS", ".B TARGET AND OUTPUT FLAGS", ".B STORE FLAGS", ".B SQLITE SETTING FLAGS", ".B SEE ALSO", "--nodes"} {
 		if !strings.Contains(o.out, s) {
 			t.Errorf("man page lacks %q", s)
 		}

@@ -37,20 +37,18 @@ DESCRIPTION
     Prints a pass/fail table and exits 1 if a check fails. Each target's
     outcome is stored (workload "conform"); later runs on a target whose
     latest conformance check failed carry a note saying so.
-
-    --target LIST   targets to check (default: every external target that is
-                    built; any target may be named)
-    --rows N        rows of each job (default 2000)
-    --store FILE    results store (default litebench.db); --no-store: none
 `
 
 func cmdConform(ctx context.Context, args []string, out, errw io.Writer) error {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	targets := fs.String("target", "", "comma list of targets (default: every built external target)")
+	targets := fs.String("target", "", "comma list of targets to check (default: every external target that is built; any target may be named)")
 	rows := fs.Int("rows", 2000, "rows of each job")
 	storePath := fs.String("store", "litebench.db", "results store file")
 	noStore := fs.Bool("no-store", false, "do not save the outcome")
-	if err := parse(fs, args, out, simpleHelp(conformHelp)); err != nil {
+	page := helpPage{text: conformHelp, examples: []string{"litebench conform", "litebench conform --target python-sqlite3,node-better-sqlite3 --rows 500 --no-store"},
+		seeAlso: []string{"list targets", "worker", "suite go-vs-python"},
+		exit:    "0 every check passed, 1 a check failed, 2 bad input (nothing was touched), 130 interrupted."}
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if *rows < 10 {

@@ -28,10 +28,6 @@ import (
 func parse(fs *flag.FlagSet, args []string, out io.Writer, help func(io.Writer)) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	if c, ok := out.(*flagCollector); ok {
-		c.add(fs, help)
-		return flag.ErrHelp
-	}
 	fs.VisitAll(func(f *flag.Flag) {
 		switch f.Value.Type() {
 		case "int", "int64":
@@ -40,6 +36,10 @@ func parse(fs *flag.FlagSet, args []string, out io.Writer, help func(io.Writer))
 			f.Value = numberValue{f.Value}
 		}
 	})
+	if c, ok := out.(*flagCollector); ok {
+		c.add(fs, help)
+		return flag.ErrHelp
+	}
 	args, typed := normalizeArgs(fs, args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -279,6 +279,7 @@ func registerSettings(fs *flag.FlagSet) map[string]*string {
 		v := new(string)
 		vals[sp.Key] = v
 		stringFlag(fs, v, sp.Key, "", sp.Help+" (default "+sp.Default+"; comma list = sweep)", isBoolDefault(sp.Default))
+		inGroup(fs, settingGroup(sp.Engine), sp.Key)
 	}
 	return vals
 }

@@ -24,19 +24,26 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
-func simpleHelp(text string) func(io.Writer) {
-	return func(w io.Writer) { io.WriteString(w, text) }
-}
-
 func cmdList(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench list - list what litebench knows
 
 SYNOPSIS
     litebench list targets|suites|workloads|settings
-`)
+
+DESCRIPTION
+    targets    every target: its engine, the language its client runs in,
+               its API, SQLite and driver versions, the faults the audit
+               can strike it with, and why a target is not loaded
+    suites     the built-in suites and the published experiment each
+               reproduces
+    workloads  the built-in workloads, and the libraries of tables that
+               workload files may include
+    settings   every setting flag with its default and meaning
+`, examples: []string{"litebench list targets", "litebench list suites", "litebench list settings"},
+		seeAlso: []string{"run", "suite", "workload show"}}
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	what := fs.Arg(0)
@@ -59,7 +66,7 @@ SYNOPSIS
 	case "suites":
 		t := &report.Table{Headers: []string{"suite", "what it runs"}}
 		for _, s := range suites {
-			t.Rows = append(t.Rows, []string{s.name, s.summary})
+			t.Rows = append(t.Rows, []string{s.name, s.summary + " (reproduces " + suiteSources[s.name] + ")"})
 		}
 		return t.Render(out, "table")
 	case "workloads":
@@ -77,16 +84,24 @@ SYNOPSIS
 }
 
 func cmdRuns(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench runs - list stored runs, newest first
 
 SYNOPSIS
     litebench runs [--store FILE] [--limit N]
-`)
+
+DESCRIPTION
+    One line per run: its id, when it started, the workload and target,
+    its status (ok, failed, interrupted, or lost when the process running
+    it died), the count and throughput, and the parameters and settings
+    that differ from the workload's defaults, written as the flags that
+    repeat the run.
+`, examples: []string{"litebench runs", "litebench runs --limit 0 --store results/laptop.db"},
+		seeAlso: []string{"show", "compare", "export"}}
 	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store file")
 	limit := fs.Int("limit", 50, "show at most N runs (0 = all)")
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	s, err := store.OpenReadOnly(*storePath)
@@ -151,7 +166,7 @@ func differs(r *results.Result) string {
 }
 
 func cmdShow(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench show - print stored runs again
 
 SYNOPSIS
@@ -162,12 +177,13 @@ DESCRIPTION
     output format: table, markdown, csv, json, benchfmt. A suite's sweep
     prints as the suite printed it, its own tables in order (as table or
     markdown; the other formats print every run).
-`)
+`, examples: []string{"litebench show --last", "litebench show --last --format markdown", "litebench show 3f2a --format benchfmt"},
+		seeAlso: []string{"runs", "compare", "report", "export"}}
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store file")
 	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt")
 	last := fs.Bool("last", false, "show the newest sweep")
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if err := report.CheckFormat(*format); err != nil {
@@ -226,7 +242,7 @@ func renderTables(w io.Writer, ts []results.Table, format string) error {
 }
 
 func cmdPragma(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench pragma - print a pragma's value on targets or a database file
 
 SYNOPSIS
@@ -242,13 +258,12 @@ DESCRIPTION
     are refused with --db. With several targets, each gets a column; a
     pragma that returns several columns (wal_checkpoint: busy, log,
     checkpointed) prints one line per column.
-
-EXAMPLES
-    litebench pragma busy_timeout --target mattn,modernc,zombie
-    litebench pragma busy_timeout --db 'a.db?_busy_timeout=100'
-    litebench pragma wal_checkpoint --db a.db
-    litebench pragma cache_size --cache-size 64MiB
-`)
+`, group: groupTarget, examples: []string{
+		"litebench pragma busy_timeout --target mattn,modernc,zombie",
+		"litebench pragma busy_timeout --db 'a.db?_busy_timeout=100'",
+		"litebench pragma wal_checkpoint --db a.db",
+		"litebench pragma cache_size --cache-size 64MiB",
+	}, seeAlso: []string{"inspect", "list settings"}}
 	fs := flag.NewFlagSet("pragma", flag.ContinueOnError)
 	var c common
 	fs.StringVar(&c.db, "db", "", "database file to read (opened read-only), optionally with seed-style parameters: 'a.db?_busy_timeout=100'")
@@ -259,7 +274,7 @@ EXAMPLES
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if name == "" {
@@ -489,21 +504,24 @@ func writePragma(out io.Writer, name string, ts []target.Target, as []pragmaAnsw
 }
 
 func cmdInspect(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench inspect - describe a database file without changing it
 
 SYNOPSIS
     litebench inspect --db FILE [--target T]
+    litebench inspect FILE
 
 DESCRIPTION
     Opens FILE read-only and prints its journal mode, page size and count,
     freelist, file sizes (database, -wal, -shm), whether litebench created
-    it, its tables with row counts, and the SQLite compile options.
-`)
+    it, its tables with row counts, and the SQLite compile options. Nothing
+    is created beside it, not even a -shm file.
+`, examples: []string{"litebench inspect --db bench.db", "litebench inspect litebench.db --target modernc"},
+		seeAlso: []string{"pragma", "list targets"}}
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	db := fs.String("db", "", "database file")
-	tname := fs.String("target", target.Default(), "target used to read it")
-	if err := parse(fs, args, out, help); err != nil {
+	db := fs.String("db", "", "database file to describe (or name it as the argument)")
+	tname := fs.String("target", target.Default(), "target that reads it: one whose client runs in this process")
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if *db == "" && fs.NArg() > 0 {

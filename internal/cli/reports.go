@@ -59,12 +59,13 @@ func selectRuns(s *store.Store, ids []string, last, all bool) ([]*results.Result
 }
 
 func cmdCompare(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench compare - are two sets of runs different, and by how much?
 
 SYNOPSIS
     litebench compare A B
-    litebench compare --where K=V[,K=V] --vs K=V[,K=V] [RUN_OR_SWEEP... | --last | --all]
+    litebench compare --where K=V[,K=V] --vs K=V[,K=V]
+                      [RUN_OR_SWEEP... | --last | --all]
 
 DESCRIPTION
     A and B are run ids, sweep ids or unique prefixes. Runs are grouped into
@@ -87,21 +88,21 @@ DESCRIPTION
     A median's 95% interval needs 6 runs, and a difference between 3+3
     runs can never be significant at 95%: use --repeat 6 for claims; the
     notes under the table say where the runs are too few.
-
-FLAGS
-    --store FILE     results store (default litebench.db)
-    --format F       table, markdown, or csv: one raw row per cell and
-                     metric (labels, each side's n, median and interval
-                     bounds, change in percent, p, significant)
-`)
+`, examples: []string{
+		"litebench compare 3f2a 9c1b",
+		"litebench compare --where target=mattn --vs target=modernc --last",
+		"litebench compare --where journal=delete --vs journal=wal --all --format csv",
+	}, seeAlso: []string{"runs", "show", "report"}}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
-	format := fs.String("format", "table", "table, markdown, csv")
+	format := fs.String("format", "table", "table, markdown, or csv: one raw row per cell and metric (labels, each side's n, median and interval bounds, change in percent, p, significant)")
 	where := fs.String("where", "", "side A: key=value,...")
 	vs := fs.String("vs", "", "side B: key=value,...")
 	last := fs.Bool("last", false, "pick from the newest sweep")
 	all := fs.Bool("all", false, "pick from every stored run")
-	if err := parse(fs, args, out, help); err != nil {
+	fs.SetAnnotation("where", "litebench-help-value", []string{"K=V[,K=V]"})
+	fs.SetAnnotation("vs", "litebench-help-value", []string{"K=V[,K=V]"})
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	switch *format {
@@ -163,23 +164,25 @@ FLAGS
 }
 
 func cmdExport(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench export - write stored runs as JSON lines
 
 SYNOPSIS
-    litebench export [--store FILE] RUN_OR_SWEEP... | --last | --all  > runs.jsonl
+    litebench export [--store FILE] RUN_OR_SWEEP... | --last | --all
+                     > runs.jsonl
 
 DESCRIPTION
     One run per line, complete (settings, histograms, time series,
     environment). 'litebench import' reads it into another store; the round
     trip is exact, so runs from several machines can be compared and
     reported together.
-`)
+`, examples: []string{"litebench export --last > runs.jsonl", "litebench export --all --store laptop.db > laptop.jsonl"},
+		seeAlso: []string{"import", "runs", "report"}}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
 	last := fs.Bool("last", false, "the newest sweep")
 	all := fs.Bool("all", false, "every stored run")
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 && !*last && !*all {
@@ -211,7 +214,7 @@ DESCRIPTION
 }
 
 func cmdImport(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench import - add runs from 'litebench export' to a store
 
 SYNOPSIS
@@ -227,11 +230,12 @@ DESCRIPTION
     A run whose id is already in the store (or twice in the input) is
     refused, naming the line; --replace replaces stored runs with the
     imported ones and says how many it replaced.
-`)
+`, examples: []string{"litebench import laptop.jsonl server.jsonl", "litebench export --last --store a.db | litebench import --store b.db -", "litebench import --replace runs.jsonl"},
+		seeAlso: []string{"export", "runs", "compare", "report"}}
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
 	replace := fs.Bool("replace", false, "replace stored runs that have the same run id")
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -385,7 +389,7 @@ func checkReportPath(flagName, path string) error {
 }
 
 func cmdReport(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := simpleHelp(`NAME
+	page := helpPage{text: `NAME
     litebench report - write an HTML report of stored runs
 
 SYNOPSIS
@@ -405,22 +409,15 @@ DESCRIPTION
     environments. Cells are numbered in every chart and legend. Runs from
     several stores can be reported together after 'litebench import'.
     docs/reports.md explains each chart.
-
-FLAGS
-    -o FILE        output (default litebench-report.html); an existing file
-                   is replaced only if it is a litebench report
-    --title T      page title
-    --last         the newest sweep (the default without ids)
-    --all          every stored run
-    --store FILE   results store (default litebench.db)
-`)
+`, examples: []string{"litebench report", "litebench report --all -o all.html --title 'WAL or not'", "litebench report 3f2a 9c1b -o pair.html"},
+		seeAlso: []string{"show", "compare", "import"}}
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
-	outPath := fs.String("o", "litebench-report.html", "output file")
+	outPath := fs.String("o", "litebench-report.html", "output file; an existing file is replaced only if it is a litebench report")
 	title := fs.String("title", "", "page title")
-	last := fs.Bool("last", false, "the newest sweep")
+	last := fs.Bool("last", false, "the newest sweep (the default without ids)")
 	all := fs.Bool("all", false, "every stored run")
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if err := checkReportPath("-o", *outPath); err != nil {

@@ -357,82 +357,65 @@ func (p *plan) finish(rs []*results.Result, out, errw io.Writer) error {
 	return nil
 }
 
-func workloadHelp(sp *workload.Spec) func(w io.Writer) {
-	return func(w io.Writer) {
-		var b strings.Builder
-		name := sp.Name
-		if !isCommand(name) {
-			name = "run " + name
-		}
-		if sp.Command != nil {
-			name = strings.Join(sp.Command, " ")
-		}
-		fmt.Fprintf(&b, "NAME\n    litebench %s - %s\n\n", name, sp.Summary)
-		fmt.Fprintf(&b, "SYNOPSIS\n    litebench %s [workload flags] [setting flags] [output flags]\n\n", name)
-		b.WriteString("DESCRIPTION\n    Every setting flag takes a comma list; lists make a sweep over every\n    combination of targets, settings and listed workload parameters. Data is\n    deterministic from --seed. Setup (schema, loading) is never measured.\n")
-		if sp.Kind != "native" {
-			b.WriteString("    The workload is written as a file: docs/workload-files.md describes it")
-			if sp.Command == nil {
-				b.WriteString(",\n    and 'litebench workload show " + sp.Name + "' prints it")
-			}
-			b.WriteString(".\n")
-		}
-		b.WriteString("\n")
-		b.WriteString("WORKLOAD FLAGS\n")
-		for _, p := range sp.Params {
-			list := ""
-			if p.Sweep {
-				list = "; comma list = sweep"
-			}
-			fmt.Fprintf(&b, "    --%-16s %s (default %s%s)\n", p.Name, p.Help, p.Default, list)
-		}
-		b.WriteString("\nSETTING FLAGS\n")
-		for _, s := range settings.Specs {
-			fmt.Fprintf(&b, "    --%-16s %s (default %s)\n", s.Key, s.Help, s.Default)
-		}
-		b.WriteString(`
-TARGET AND OUTPUT FLAGS
-    --target LIST      targets to run (default mattn; see 'litebench list targets')
-    --db FILE[?PARAMS] bench database file; seed-style parameters map onto the
-                       settings above: _journal, _sync, _busy_timeout,
-                       _cache_size, _locking_mode, _txlock, mode=memory,
-                       cache=shared. Only a new file or one litebench created.
-    --dir DIR          directory for bench databases (default: a temp dir)
-    --keep             keep bench databases after the run
-    --attach           scan or paginate --db beside the litebench process
-                       that owns it (sqlite3perf's reads and writes across
-                       processes): the database is used as it is, never
-                       created, reset, set up or removed, and each run
-                       notes it was attached. Without --attach a database in
-                       use by another litebench process is refused (exit 2).
-    --store FILE       results store (default litebench.db)
-    --no-store         do not save runs
-    --format F         table, markdown, csv, json (one object per run per
-                       line), benchfmt (Go benchmark format, for benchstat)
-    --progress D       progress interval on stderr, 0 for none (default 2s):
-                       done so far, then over the last interval the rate,
-                       p99 per op kind and errors, and the time left
-    --quiet            no progress at all: no line as runs start, go on or
-                       end (notes beside runs and failures still print)
-    --repeat N         run every cell N times, going round the cells; tables
-                       show medians, 95% confidence intervals (6+ runs) and
-                       a warning beside cells whose runs disagree
-    --series D         time-series sampling interval: per op kind ops/s and
-                       p99, database, WAL and shm sizes (default 1s; 0 none)
-    --wal-warn SIZE    warn once the WAL passes SIZE, naming the likely cause
-                       (default 64MiB; 0 never)
-    --cpus N           confine litebench to N CPUs (GOMAXPROCS + affinity)
-    --memory SIZE      run the command in a child process confined to SIZE
-                       of memory in a cgroup (v2, or v1's memory controller);
-                       a run that needs more ends as failed, "out of
-                       memory". Refused with exit 2 where the machine does
-                       not allow it. Limits go into each run's environment.
+// workloadExamples are command lines for each built-in workload.
+var workloadExamples = map[string][]string{
+	"insert": {
+		"litebench insert --rows 1m --journal wal --sync off --batch 1000",
+		"litebench insert --target mattn,modernc --journal delete,wal --batch 10,100,1000",
+		"litebench insert --db 'a.db?_journal=wal&_sync=0' --rows-per-stmt 100 --rows 50000",
+		"litebench insert --schema users --rows 100k --repeat 6",
+	},
+	"scan":     {"litebench scan --rows 1.5m", "litebench scan --target mattn,ncruces --rows 500k --format markdown"},
+	"paginate": {"litebench paginate --rows 1m --depths 1000,100000,900000", "litebench paginate --rows 100k --page 20 --count 50"},
+	"read": {
+		"litebench read --workers 1,4,16 --journal wal --duration 5s",
+		"litebench read --rate 2000 --keys zipfian --duration 30s",
+		"litebench read --schema foo --rows 100k --pool 1,2",
+	},
+	"write": {
+		"litebench write --workers 4 --journal wal --busy-timeout 5000 --busy-retry until",
+		"litebench write --write-kind update,upsert --keys latest --duration 5s",
+		"litebench write --rate 20 --batch 1000 --count 1000 --schema account",
+	},
+	"mixed": {
+		"litebench mixed --readers 4 --writers 1,4 --journal wal --writer pool,single",
+		"litebench mixed --rate 1000 --write-ratio 10,50 --duration 30s",
+	},
+	"http": {
+		"litebench run http --strategy plain,prepared,stmt-pool,file",
+		"litebench run http --server net/http,fasthttp --concurrency 10,50",
+		"litebench run http --rate 5000 --duration 10s --strategy stmt-pool",
+	},
+}
 
-EXIT STATUS
-    0 ok, 1 a run failed, 2 bad input (nothing touched), 130 interrupted.
-`)
-		io.WriteString(w, b.String())
+// workloadPage is the manual page of a workload's command.
+func workloadPage(sp *workload.Spec) helpPage {
+	var b strings.Builder
+	name := sp.Name
+	if !isCommand(name) {
+		name = "run " + name
 	}
+	if sp.Command != nil {
+		name = strings.Join(sp.Command, " ")
+	}
+	fmt.Fprintf(&b, "NAME\n%s\n", wrap("litebench "+name+" - "+sp.Summary, 4, 8))
+	fmt.Fprintf(&b, "SYNOPSIS\n%s\n", wrap("litebench "+name+" [workload flags] [setting flags] [target and output flags]", 4, 8))
+	b.WriteString("DESCRIPTION\n")
+	desc := "Every setting flag takes a comma list, and so does every workload flag that says so; lists make a sweep over every combination of targets, settings and listed workload parameters, one stored run and one table row each. Data is deterministic from --seed. Setup (schema, loading) is never measured. --db takes seed-style parameters after '?' (_journal, _sync, _busy_timeout, _cache_size, _locking_mode, _txlock, mode=memory, cache=shared), which map onto the settings; it must be a new file or one litebench created."
+	b.WriteString(wrap(desc, 4, 4))
+	if sp.Kind != "native" {
+		more := "The workload is written as a file: docs/workload-files.md describes it"
+		if sp.Command == nil {
+			more += ", and 'litebench workload show " + sp.Name + "' prints it"
+		}
+		b.WriteString("\n" + wrap(more+".", 4, 4))
+	}
+	ex := workloadExamples[sp.Name]
+	if sp.Command != nil || len(ex) == 0 {
+		ex = []string{"litebench " + name, "litebench " + name + " --target mattn,modernc --repeat 3"}
+	}
+	return helpPage{text: b.String(), group: groupWorkload, examples: ex,
+		seeAlso: []string{"run", "list settings", "list targets", "show", "compare", "report"}}
 }
 
 // runWorkload is 'litebench run NAME' and its shortcuts.
@@ -448,7 +431,6 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 // parameters, the settings, targets and output flags. what names the
 // workload in messages ("read", "run bank.toml").
 func runSpec(ctx context.Context, spec *workload.Spec, what string, args []string, out, errw io.Writer) error {
-	help := workloadHelp(spec)
 	fs := flag.NewFlagSet(what, flag.ContinueOnError)
 	var c common
 	c.register(fs)
@@ -458,9 +440,10 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 			return usagef("%s: parameter %s has the name of a flag of litebench's; rename it", what, p.Name)
 		}
 		params[p.Name] = new(string)
-		stringFlag(fs, params[p.Name], p.Name, p.Default, p.Help, isBoolDefault(p.Default))
+		stringFlag(fs, params[p.Name], p.Name, p.Default, paramUsage(p), isBoolDefault(p.Default))
+		inGroup(fs, groupWorkload, p.Name)
 	}
-	if err := parse(fs, args, out, help); err != nil {
+	if err := parse(fs, args, out, workloadPage(spec).help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -559,6 +542,34 @@ func paramLists(spec *workload.Spec, params map[string]*string) map[string][]str
 	return lists
 }
 
+// runPage is the manual page of 'litebench run': the flags every
+// workload takes, and the workloads.
+func runPage() helpPage {
+	var b strings.Builder
+	b.WriteString(`NAME
+    litebench run - run a workload
+
+SYNOPSIS
+    litebench run WORKLOAD [flags]
+    litebench run FILE.toml [flags]
+    litebench run -f SCRIPT.sql[@WEIGHT] … [--init FILE.sql] [-D NAME=VALUE …]
+                  [flags]
+
+DESCRIPTION
+`)
+	b.WriteString(wrap("Runs a built-in workload, a workload file (TOML) or pgbench scripts on every target of --target with every combination of the settings given as comma lists: one stored run and one table row each. 'litebench run WORKLOAD --help' lists a workload's own flags; the flags below are those every workload takes. docs/workload-files.md describes workload files and scripts.", 4, 4))
+	b.WriteString("\nWORKLOADS\n")
+	for _, n := range workload.Names() {
+		sp, _ := workload.Get(n)
+		fmt.Fprintf(&b, "    %-10s %s", n, wrapAt(sp.Summary, 15, 15))
+	}
+	return helpPage{text: b.String(), examples: []string{
+		"litebench run insert --rows 1m --journal wal --sync off",
+		"litebench run http --strategy plain,stmt-pool --server net/http,fasthttp",
+		"litebench run read --target mattn,modernc --workers 1,8 --repeat 6",
+	}, seeAlso: []string{"list workloads", "workload show", "list settings", "show"}}
+}
+
 func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
 	if len(args) > 0 && isWorkloadFile(args[0]) {
 		return runFile(ctx, args[0], args[1:], out, errw)
@@ -568,15 +579,10 @@ func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprintf(out, "NAME\n    litebench run - run a workload\n\nSYNOPSIS\n    litebench run WORKLOAD [flags]\n    litebench run FILE.toml [flags]\n"+
-				"    litebench run -f SCRIPT.sql[@WEIGHT] … [--init FILE.sql] [-D NAME=VALUE …] [flags]\n\nWORKLOADS\n")
-			for _, n := range workload.Names() {
-				sp, _ := workload.Get(n)
-				fmt.Fprintf(out, "    %-10s %s\n", n, sp.Summary)
-			}
-			fmt.Fprintf(out, "\n'litebench run WORKLOAD --help' lists its flags. A workload file (TOML) or\n"+
-				"pgbench scripts run like a built-in: docs/workload-files.md describes both.\n")
-			return flag.ErrHelp
+			fs := flag.NewFlagSet("run", flag.ContinueOnError)
+			var c common
+			c.register(fs)
+			return parse(fs, args[:1], out, runPage().help(fs))
 		}
 		return usagef("run: name a workload (%s), a workload file (FILE.toml) or scripts (-f FILE.sql)", strings.Join(workload.Names(), ", "))
 	}

@@ -27,8 +27,8 @@ const selfcheckHelp = `NAME
     litebench selfcheck - measure litebench's own overhead
 
 SYNOPSIS
-    litebench selfcheck [--checks insert,read,placement] [--rows N] [--duration D]
-                        [--repeat K] [--batch B]
+    litebench selfcheck [--checks insert,read,placement] [--rows N]
+                        [--duration D] [--repeat K] [--batch B]
 
 DESCRIPTION
     Each check runs two sides K times each, interleaved, the side that goes
@@ -64,8 +64,10 @@ func cmdSelfcheck(ctx context.Context, args []string, out, errw io.Writer) error
 	rowsS := fs.String("rows", "1000000", "rows per insert pass, and rows of the read table")
 	dur := fs.Duration("duration", 10*time.Second, "length of each read pass")
 	repeat := fs.Int("repeat", 5, "passes per side")
-	batch := fs.Int("batch", 1000, "rows per transaction")
-	if err := parse(fs, args, out, simpleHelp(selfcheckHelp)); err != nil {
+	batch := fs.Int("batch", 1000, "rows per transaction of the insert check")
+	page := helpPage{text: selfcheckHelp, examples: []string{"litebench selfcheck", "litebench selfcheck --checks insert --rows 200k --repeat 3", "litebench selfcheck --checks read,placement --duration 5s"},
+		seeAlso: []string{"insert", "read", "worker"}}
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	rows, err := settings.ParseCount(*rowsS)

@@ -39,47 +39,34 @@ DESCRIPTION
 
 `)
 	for _, s := range serve.Strategies {
-		fmt.Fprintf(&b, "      %-10s %s\n", s, serve.Describe[s])
+		fmt.Fprintf(&b, "      %-10s %s", s, wrapAt(serve.Describe[s], 17, 17))
 	}
 	b.WriteString(`
     Load it with any tool, e.g. 'hey -z 5s -c 50 http://127.0.0.1:8080/' or
     'wrk -d 5s -c 50 http://127.0.0.1:8080/'. Ctrl-C stops the server and
     removes the bench database (unless --keep). 'litebench run http' runs
-    the server and a built-in load generator in one command.
-
-FLAGS
-    --strategy S       one of the strategies above (default stmt-pool)
-    --server S         HTTP server: fasthttp (default, as the published
-                       experiment) or net/http; both answer alike
-    --addr HOST:PORT   listen address (default 127.0.0.1:8080; port 0 picks
-                       a free port). Loopback unless you name another host;
-                       any other address is reachable from the network, and
-                       litebench warns so.
-    --idle-timeout D   close keep-alive connections idle this long (default
-                       30s); only GET and HEAD are answered
-    --handles N        handles of conn-pool, stmt-pool, direct (default 5)
-    --rows N           pages (default 100)
-    --body-size B      bytes per page (default 5400)
-    --immutable        open the serving handles with immutable=1
-    --target T         target (default mattn; direct needs zombie or
-                       ncruces-direct)
-    --dir DIR, --keep  where the bench database goes, and keep it
-    setting flags      as for 'litebench insert' (one value each)
+    the server and a built-in load generator in one command. Setting flags
+    take one value each (a server is one configuration); with --target,
+    --strategy direct needs zombie or ncruces-direct.
 `)
-	help := simpleHelp(b.String())
+	page := helpPage{text: b.String(), group: "SERVER FLAGS", examples: []string{
+		"litebench serve --strategy stmt-pool --journal wal",
+		"litebench serve --server net/http --addr 127.0.0.1:0 --strategy plain",
+		"litebench serve --strategy direct --target zombie --handles 20",
+	}, seeAlso: []string{"run http", "list suites"}}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var c common
 	c.register(fs)
-	strategy := fs.String("strategy", "stmt-pool", "strategy")
-	server := fs.String("server", serve.DefaultServer, "HTTP server")
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	handles := fs.Int("handles", 5, "pool handles")
-	rowsS := fs.String("rows", "100", "pages")
-	bodyS := fs.String("body-size", "5400", "body bytes")
-	immutable := fs.Bool("immutable", false, "immutable=1")
-	seed := fs.Uint64("seed", 1, "data seed")
-	idle := fs.Duration("idle-timeout", serve.DefaultIdleTimeout, "close idle keep-alive connections after this long")
-	if err := parse(fs, args, out, help); err != nil {
+	strategy := fs.String("strategy", "stmt-pool", "one of the strategies above")
+	server := fs.String("server", serve.DefaultServer, "HTTP server: fasthttp (as the published experiment) or net/http; both answer alike")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address (port 0 picks a free port); loopback unless you name another host, and litebench warns when the server is reachable from the network")
+	handles := fs.Int("handles", 5, "handles of conn-pool, stmt-pool and direct")
+	rowsS := fs.String("rows", "100", "pages in the table")
+	bodyS := fs.String("body-size", "5400", "bytes of each page body")
+	immutable := fs.Bool("immutable", false, "open the serving handles with immutable=1")
+	seed := fs.Uint64("seed", 1, "data seed: the same seed gives the same pages")
+	idle := fs.Duration("idle-timeout", serve.DefaultIdleTimeout, "close keep-alive connections idle this long; only GET and HEAD are answered")
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -31,6 +31,62 @@ func init() {
 	}
 }
 
+// suiteSources name the published experiment each suite reproduces.
+var suiteSources = map[string]string{
+	"quick":           "the tuning ladder of the post 'Benchmarking SQLite inserts' (2023), and the batch-size, prepared-statement and scan tables of mwmahlberg's sqlite3perf",
+	"go-sqlite-bench": "the results matrix of go-sqlite-bench (readers and writers, WAL, sync, pool size, write mutex)",
+	"limits":          "the test cases of 'SQLite Performance Limits' (a Java tool in a Docker box of 2 CPUs and 1 GiB)",
+	"turriate":        "Sandro Turriate's 'Making SQLite faster in Go' (2020), step by step",
+	"wal-growth":      "sqlite3perf's concurrent reads and writes, and its advice to set db.SetMaxOpenConns(1) against a growing WAL",
+	"durability":      "the settings sqlite3perf, 'Benchmarking SQLite inserts' and go-sqlite-bench recommend, crashed on purpose",
+	"go-vs-python":    "sqlite3perf's comparison of Go with Python reading every row",
+	"outgrow":         "no single experiment: litebench's own comparison of SQLite with server engines",
+}
+
+// suiteExamples are command lines for a suite beyond running it.
+var suiteExamples = map[string][]string{
+	"quick":           {"litebench suite quick --target mattn,modernc --scale 0.1"},
+	"go-sqlite-bench": {"litebench suite go-sqlite-bench -t 2 --target mattn"},
+	"limits":          {"litebench suite limits --seed-sizes", "litebench suite limits --rate 500 --queries 2000"},
+	"turriate":        {"litebench suite turriate --duration 5s --repeat 3"},
+	"wal-growth":      {"litebench suite wal-growth --duration 30s --series 500ms"},
+	"durability":      {"litebench suite durability --scale 0.1"},
+	"go-vs-python":    {"litebench suite go-vs-python --scale 0.1"},
+	"outgrow":         {"litebench suite outgrow --duration 5s"},
+}
+
+// suitePage is the manual page of 'litebench suite', or of one suite.
+func suitePage(name string) helpPage {
+	var b strings.Builder
+	var def *suiteDef
+	for i := range suites {
+		if suites[i].name == name {
+			def = &suites[i]
+		}
+	}
+	p := helpPage{group: "SUITE FLAGS", seeAlso: []string{"list suites", "show", "report", "insert"}}
+	if def == nil {
+		b.WriteString("NAME\n    litebench suite - run a built-in suite of sweeps\n\n")
+		b.WriteString("SYNOPSIS\n    litebench suite NAME [--target LIST] [--scale X] [flags]\n\n")
+		b.WriteString("DESCRIPTION\n")
+		b.WriteString(wrap("A suite runs the sweeps of a published experiment and prints its tables, one per section. Every run is stored; 'litebench show --last' prints the suite again, and an HTML report is written at the end. Setting flags are the suite's to set: each is refused (run 'litebench insert' with them for a sweep of your own). 'litebench suite NAME --help' describes one suite.", 4, 4))
+		b.WriteString("\nSUITES\n")
+		for _, s := range suites {
+			b.WriteString("    " + s.name + "\n")
+			b.WriteString(wrap(s.summary+". Reproduces "+suiteSources[s.name]+".", 8, 8))
+		}
+		p.examples = []string{"litebench suite quick", "litebench suite go-sqlite-bench -t 2", "litebench suite limits --cpus 2 --memory 1GiB"}
+	} else {
+		b.WriteString("NAME\n" + wrap("litebench suite "+name+" - "+def.summary, 4, 8) + "\n")
+		b.WriteString("SYNOPSIS\n    litebench suite " + name + " [--target LIST] [--scale X] [flags]\n\n")
+		b.WriteString("DESCRIPTION\n")
+		b.WriteString(wrap("Reproduces "+suiteSources[name]+". Every run is stored; 'litebench show --last' prints the suite's tables again, and an HTML report is written at the end. Setting flags are the suite's to set: each is refused.", 4, 4))
+		p.examples = append([]string{"litebench suite " + name}, suiteExamples[name]...)
+	}
+	p.text = b.String()
+	return p
+}
+
 // suiteRun carries a suite's flags and collects its runs.
 type suiteRun struct {
 	targetSet bool            // --target was given
@@ -107,36 +163,6 @@ func (s *suiteRun) section(ctx context.Context, name string, steps []step, table
 }
 
 func cmdSuite(ctx context.Context, args []string, out, errw io.Writer) error {
-	help := func(w io.Writer) {
-		var b strings.Builder
-		b.WriteString(`NAME
-    litebench suite - run a built-in suite of sweeps
-
-SYNOPSIS
-    litebench suite NAME [--target LIST] [--scale F] [output flags]
-
-SUITES
-`)
-		for _, s := range suites {
-			fmt.Fprintf(&b, "    %-8s %s\n", s.name, s.summary)
-		}
-		b.WriteString(`
-FLAGS
-    --target LIST   targets to run every section on (default mattn)
-    --scale F       multiply every row count by F (default 1)
-    --report FILE   HTML report written at the end (default litebench-NAME.html
-                    in the current directory; 'none' skips it)
-    -t N            go-sqlite-bench: seconds per cell (default 1)
-    --duration D    wal-growth and the HTTP suite: length of each run
-    --rate R, --queries N, --seed-sizes
-                    limits: target rate and operations of the single-row
-                    cases, or the sizes of 'SQLite Performance Limits'
-    --dir, --keep, --store, --no-store, --format, --progress as for 'litebench insert'
-
-Every run is stored; 'litebench show --last' prints the suite again.
-`)
-		io.WriteString(w, b.String())
-	}
 	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
@@ -146,8 +172,12 @@ Every run is stored; 'litebench show --last' prints the suite again.
 	c.register(fs)
 	scale := fs.Float64("scale", 1, "multiply row counts")
 	sf := registerSuiteFlags(fs)
-	reportPath := fs.String("report", "", "HTML report to write at the end (default litebench-SUITE.html; none to skip)")
-	if err := parse(fs, args, out, help); err != nil {
+	reportPath := fs.String("report", "", "HTML report to write at the end (default litebench-SUITE.html in the current directory; none to skip)")
+	inGroup(fs, "SUITE FLAGS", "scale", "report")
+	for k := range c.settings {
+		fs.MarkHidden(k) // the suite sets them; refused below
+	}
+	if err := parse(fs, args, out, suitePage(name).help(fs)); err != nil {
 		return err
 	}
 	if name == "" {

@@ -28,7 +28,7 @@ type suiteFlags struct {
 
 func registerSuiteFlags(fs *flag.FlagSet) *suiteFlags {
 	f := &suiteFlags{}
-	fs.StringVar(&f.cell, "t", "1", "go-sqlite-bench: seconds per cell (as the seed's -t), or a duration")
+	fs.StringVar(&f.cell, "t", "1", "go-sqlite-bench: seconds per cell (as its -t), or a duration such as 500ms")
 	fs.DurationVar(&f.duration, "duration", 0, "wal-growth and the HTTP suite: length of each run (default 10s and 3s)")
 	fs.Float64Var(&f.rate, "rate", 1000, "limits: target operations per second of the single-row cases")
 	fs.Int64Var(&f.queries, "queries", 5000, "limits: operations per single-row case")

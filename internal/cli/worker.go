@@ -28,7 +28,9 @@ DESCRIPTION
 
 func cmdWorker(ctx context.Context, args []string, out, errw io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	if err := parse(fs, args, out, simpleHelp(workerHelp)); err != nil {
+	page := helpPage{text: workerHelp, examples: []string{"litebench worker < job.jsonl", "litebench insert --placement process --rows 100k"},
+		seeAlso: []string{"conform", "list targets"}}
+	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -53,13 +53,27 @@ DESCRIPTION
     reference.
 `
 
+// workloadCmdPage is the manual page of 'litebench workload'.
+var workloadCmdPage = helpPage{text: workloadUsage, examples: []string{
+	"litebench workload show read > my.toml",
+	"litebench workload check my.toml --target modernc",
+	"litebench workload check -f select.sql@9 -f update.sql@1",
+}, seeAlso: []string{"run", "list workloads"}}
+
+// workloadFlags are the flags of 'workload check': the target whose
+// engine prepares the statements.
+func workloadFlags() (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("workload check", flag.ContinueOnError)
+	return fs, fs.String("target", target.Default(), "target whose engine prepares the statements")
+}
+
 func cmdWorkload(ctx context.Context, args []string, out, errw io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) == 0 {
 			return usagef("workload: say show NAME or check FILE (see 'litebench workload --help')")
 		}
-		io.WriteString(out, workloadUsage)
-		return flag.ErrHelp
+		fs, _ := workloadFlags()
+		return parse(fs, []string{"--help"}, out, workloadCmdPage.help(fs))
 	}
 	switch args[0] {
 	case "show":
@@ -84,9 +98,7 @@ func cmdWorkload(ctx context.Context, args []string, out, errw io.Writer) error 
 // checkWorkload parses a workload file (or scripts) and prepares its
 // statements in memory, running and creating nothing.
 func checkWorkload(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("workload check", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	targets := fs.String("target", target.Default(), "target whose engine prepares the statements")
+	fs, targets := workloadFlags()
 	var sp *workload.Spec
 	var rest []string
 	if len(args) > 0 && isWorkloadFile(args[0]) {
@@ -108,7 +120,7 @@ func checkWorkload(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		return usagef("workload check: name a workload file (FILE.toml) or scripts (-f FILE.sql)")
 	}
-	if err := parse(fs, rest, out, simpleHelp(workloadUsage)); err != nil {
+	if err := parse(fs, rest, out, workloadCmdPage.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
