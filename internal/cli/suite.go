@@ -31,12 +31,15 @@ func init() {
 	}
 }
 
+// suiteAliases are earlier names of suites, still accepted.
+var suiteAliases = map[string]string{"turriate": "http-ladder"}
+
 // suiteSources name the published experiment each suite reproduces.
 var suiteSources = map[string]string{
 	"quick":           "the tuning ladder of the post 'Benchmarking SQLite inserts' (2023), and the batch-size, prepared-statement and scan tables of mwmahlberg's sqlite3perf",
 	"go-sqlite-bench": "the results matrix of go-sqlite-bench (readers and writers, WAL, sync, pool size, write mutex)",
 	"limits":          "the test cases of 'SQLite Performance Limits' (a Java tool in a Docker box of 2 CPUs and 1 GiB)",
-	"turriate":        "Sandro Turriate's 'Making SQLite faster in Go' (2020), step by step",
+	"http-ladder":     "Sandro Turriate's 'Making SQLite faster in Go' (2020), step by step",
 	"wal-growth":      "sqlite3perf's concurrent reads and writes, and its advice to set db.SetMaxOpenConns(1) against a growing WAL",
 	"durability":      "the settings sqlite3perf, 'Benchmarking SQLite inserts' and go-sqlite-bench recommend, crashed on purpose",
 	"go-vs-python":    "sqlite3perf's comparison of Go with Python reading every row",
@@ -48,7 +51,7 @@ var suiteExamples = map[string][]string{
 	"quick":           {"litebench suite quick --target mattn,modernc --scale 0.1"},
 	"go-sqlite-bench": {"litebench suite go-sqlite-bench -t 2 --target mattn"},
 	"limits":          {"litebench suite limits --seed-sizes", "litebench suite limits --rate 500 --queries 2000"},
-	"turriate":        {"litebench suite turriate --duration 5s --repeat 3"},
+	"http-ladder":     {"litebench suite http-ladder --duration 5s --repeat 3"},
 	"wal-growth":      {"litebench suite wal-growth --duration 30s --series 500ms"},
 	"durability":      {"litebench suite durability --scale 0.1"},
 	"go-vs-python":    {"litebench suite go-vs-python --scale 0.1"},
@@ -166,6 +169,9 @@ func cmdSuite(ctx context.Context, args []string, out, errw io.Writer) error {
 	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
+		if n, ok := suiteAliases[name]; ok {
+			name = n
+		}
 	}
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	var c common
@@ -182,6 +188,9 @@ func cmdSuite(ctx context.Context, args []string, out, errw io.Writer) error {
 	}
 	if name == "" {
 		name = fs.Arg(0)
+	}
+	if n, ok := suiteAliases[name]; ok {
+		name = n
 	}
 	var def *suiteDef
 	for i := range suites {

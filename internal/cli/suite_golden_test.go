@@ -185,7 +185,7 @@ func TestGoldenSuiteWALGrowth(t *testing.T) {
 func TestGoldenSuiteTurriate(t *testing.T) {
 	s, y := goldenSuite(), newSynth()
 	steps := s.turriateSteps()
-	rs := y.results(t, "turriate", steps, "mattn")
+	rs := y.results(t, "http ladder", steps, "mattn")
 	var b bytes.Buffer
 	render(t, &b, turriateTable(steps, rs))
 	golden(t, "suite-turriate.txt", b.Bytes())

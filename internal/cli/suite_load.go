@@ -64,7 +64,7 @@ func init() {
 	suites = append(suites,
 		suiteDef{"go-sqlite-bench", "go-sqlite-bench's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
 		suiteDef{"limits", "the test cases of 'SQLite Performance Limits' on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GiB when the machine allows", suiteLimits},
-		suiteDef{"turriate", "Making SQLite faster in Go: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
+		suiteDef{"http-ladder", "Making SQLite faster in Go: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
 		suiteDef{"wal-growth", "sqlite3perf's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
 	)
 }
@@ -370,7 +370,7 @@ func walGrowthTables(steps []step, rs []*results.Result) (sum, series *report.Ta
 
 func suiteTurriate(ctx context.Context, s *suiteRun) error {
 	steps := s.turriateSteps()
-	rs, err := s.runSteps(ctx, "turriate", steps)
+	rs, err := s.runSteps(ctx, "http ladder", steps)
 	if len(rs) == 0 {
 		return err
 	}
