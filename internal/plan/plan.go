@@ -138,12 +138,25 @@ func Build(req Request) (*Plan, error) {
 	if ids == nil {
 		ids = NewIDs("")
 	}
+	if err := checkApplies(spec, m, req.Targets); err != nil {
+		return nil, err
+	}
 	repeat := max(req.Repeat, 1)
 	p := &Plan{SweepID: ids.Sweep()}
 	for rep := 1; rep <= repeat; rep++ {
 		for _, asked := range req.Targets {
-			for _, pp := range points {
+			eng := asked.Engine().Name()
+			seen := map[string]bool{}
+			for i, pp := range points {
 				for _, s := range m.Points() {
+					// Settings the engine does not run stay at their
+					// defaults: they neither label nor repeat its cells.
+					s = s.For(eng)
+					if k := fmt.Sprint(i) + " " + s.String(); seen[k] {
+						continue
+					} else {
+						seen[k] = true
+					}
 					if err := s.Validate(); err != nil {
 						return nil, &InputError{err.Error()}
 					}
@@ -156,7 +169,7 @@ func Build(req Request) (*Plan, error) {
 						return nil, err
 					}
 					label := spec.Name + " " + t.Name()
-					if vary := varyingLabel(m, s, spec, pp, points); vary != "" {
+					if vary := varyingLabel(m, s, spec, pp, points, eng); vary != "" {
 						label += " " + vary
 					}
 					rp := 0
@@ -313,7 +326,7 @@ func resolveTarget(w workload.Workload, t target.Target) (target.Target, error) 
 // varyingLabel names what sets a cell apart from the others: every
 // parameter that takes more than one value across the points, and every
 // setting axis.
-func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string) string {
+func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string, eng string) string {
 	var parts []string
 	if len(all) > 1 {
 		for _, ps := range spec.Params {
@@ -327,9 +340,48 @@ func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, 
 		}
 	}
 	for _, k := range m.Varying() {
-		parts = append(parts, k+"="+s.Get(k))
+		if settings.Applies(k, eng) {
+			parts = append(parts, k+"="+s.Get(k))
+		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// checkApplies refuses a setting given a value (other than the workload's
+// default) that no target of the sweep runs: an engine's setting with
+// none of its targets, an application-side one every engine ignores.
+func checkApplies(spec *workload.Spec, m *settings.Matrix, ts []target.Target) error {
+	def := settings.Default()
+	for k, v := range spec.SettingDefaults {
+		def.Set(k, v)
+	}
+	given := map[string]bool{}
+	for _, s := range m.Points() {
+		for _, sp := range settings.Specs {
+			if s.Get(sp.Key) != def.Get(sp.Key) {
+				given[sp.Key] = true
+			}
+		}
+	}
+	for _, sp := range settings.Specs {
+		if !given[sp.Key] {
+			continue
+		}
+		var why string
+		for _, t := range ts {
+			if why = settings.NotFor(sp.Key, t.Engine().Name()); why == "" {
+				break
+			}
+		}
+		if why != "" {
+			var names []string
+			for _, t := range ts {
+				names = append(names, t.Name())
+			}
+			return inputf("%s; no target of --target %s runs it (drop the flag or add such a target)", why, strings.Join(names, ","))
+		}
+	}
+	return nil
 }
 
 // cellCommand is the command line that repeats one run of a sweep: the

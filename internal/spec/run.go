@@ -289,6 +289,11 @@ func (w *Workload) Demand(s settings.Settings) limits.Demand {
 // of the target's engine holding the workload's tables (and the tables
 // the init SQL creates). It touches no file.
 func (w *Workload) Validate(ctx context.Context, t target.Target) error {
+	if engine.IsServed(t.Engine()) {
+		// No server to ask before the run: a statement that does not
+		// prepare fails the run, naming its line.
+		return nil
+	}
 	if t.Placement().IsProcess() {
 		// The client runs in a worker process of its own: check the
 		// statements with an in-process client of the same engine.

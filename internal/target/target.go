@@ -229,17 +229,40 @@ func namesLocked() []string {
 }
 
 // InProcessNames returns the names of the targets whose clients run in
-// this process (those that can open a database here), sorted.
+// this process and open a database here (a file or memory; not the
+// clients of a server engine), sorted.
 func InProcessNames() []string {
 	mu.Lock()
 	defer mu.Unlock()
 	var names []string
 	for _, n := range namesLocked() {
-		if _, ext := registry[n].(External); !ext {
+		if _, ext := registry[n].(External); ext {
+			continue
+		}
+		if !servedLocked(n) {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// ServerNames returns the names of the targets whose engine is a server,
+// sorted.
+func ServerNames() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	var names []string
+	for _, n := range namesLocked() {
+		if servedLocked(n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func servedLocked(n string) bool {
+	e, err := engine.Get(registry[n].Engine())
+	return err == nil && engine.IsServed(e)
 }
 
 // Names returns the registered target names, sorted.

@@ -104,7 +104,10 @@ type Event struct {
 	EngineVersion  string   `json:"engine_version,omitempty"`
 	CompileOptions []string `json:"compile_options,omitempty"`
 	JournalMode    string   `json:"journal_mode,omitempty"`
-	SetupMS        float64  `json:"setup_ms,omitempty"`
+	// InForce are the engine's settings as it reports them (a server's,
+	// read back).
+	InForce map[string]string `json:"in_force,omitempty"`
+	SetupMS float64           `json:"setup_ms,omitempty"`
 
 	// interval: AtS is seconds since the measured start at the end of the
 	// interval, SpanS its length; Done counts rows or operations so far.

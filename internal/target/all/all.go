@@ -7,5 +7,6 @@ import (
 	_ "github.com/litebench/litebench/internal/target/mattn"
 	_ "github.com/litebench/litebench/internal/target/modernc"
 	_ "github.com/litebench/litebench/internal/target/ncruces"
+	_ "github.com/litebench/litebench/internal/target/postgres"
 	_ "github.com/litebench/litebench/internal/target/zombie"
 )

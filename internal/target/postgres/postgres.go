@@ -1,0 +1,39 @@
+// Package postgres registers the PostgreSQL client: pgx through its
+// database/sql adapter, so that pools, prepared statements and
+// transactions behave as for every other database/sql target.
+//
+// Prepared statements (--prepared, the default) are named server-side
+// statements run with Bind/Execute only, as pgbench -M prepared does;
+// ad hoc statements (--prepared=false) are parsed by the server every time
+// (pgx's exec mode, one round trip), with no statement cache behind the
+// run's back.
+package postgres
+
+import (
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/litebench/litebench/internal/engine"
+	pg "github.com/litebench/litebench/internal/engine/postgres"
+	"github.com/litebench/litebench/internal/target"
+)
+
+func init() {
+	target.Register(&target.SQLClient{
+		ClientName: "postgres", ModulePath: "github.com/jackc/pgx/v5", EngineName: pg.Name,
+		Driver: stdlib.GetDefaultDriver(),
+		DSN: func(ep engine.Endpoint, _ target.PoolOptions) string {
+			return withParams(ep.DSN, "default_query_exec_mode=exec&statement_cache_capacity=0&description_cache_capacity=0")
+		},
+		ServerVersion: pg.Version,
+		Native:        pg.Classify,
+	})
+}
+
+func withParams(u, kv string) string {
+	for i := 0; i < len(u); i++ {
+		if u[i] == '?' {
+			return u + "&" + kv
+		}
+	}
+	return u + "?" + kv
+}
