@@ -7,7 +7,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -127,152 +126,85 @@ func Classify(err error) engine.ErrClass {
 	return engine.None
 }
 
-// Provision creates the run's database: on the user's server when the
-// sweep's servers name one, else on a managed server started for these
-// settings (kept for the sweep, or for this run when there are no sweep
-// servers). Path, when set, is a database another litebench process
-// created (a worker's job): it is used as it is.
+// Provision creates the run's database (see server.Provision).
 func (pgEngine) Provision(ctx context.Context, r engine.Request) (engine.Instance, error) {
-	in := &instance{s: r.Settings}
-	if r.Path != "" {
-		in.url = r.Path
-		in.db.Name, in.db.Addr = "", engine.Redact(r.Path)
-		return in, nil
-	}
-	servers := r.Servers
-	if servers == nil {
-		servers = engine.NewServers()
-		servers.Keep = r.Keep
-		in.db.Private = servers
-	}
-	base := servers.DSN(Name)
-	in.user = base != ""
-	if in.user {
-		if err := (pgEngine{}).Check(r.Settings, true); err != nil {
-			in.Destroy()
-			return nil, err
-		}
-	} else {
-		conf := serverConf(r.Settings)
-		c, err := servers.Start(Name+" "+strings.Join(conf, " "), func() (io.Closer, error) { return start(ctx, conf, servers.Keep) })
-		if err != nil {
-			in.Destroy()
-			return nil, err
-		}
-		in.managed = c.(*managed)
-		base = in.managed.url
-	}
-	in.db.Name = server.DBName(r.Name)
-	in.db.Addr = engine.Redact(base)
-	in.db.Keep = r.Keep
-	admin, err := sql.Open("pgx", base)
+	b, err := server.Provision(ctx, r, kind)
 	if err != nil {
-		in.Destroy()
-		return nil, fmt.Errorf("--dsn %s: %w", in.db.Addr, err)
-	}
-	admin.SetMaxOpenConns(1)
-	in.db.Admin = admin
-	q := quoteIdent(in.db.Name)
-	in.db.Drop = "DROP DATABASE IF EXISTS " + q + " WITH (FORCE)"
-	in.db.Size = "SELECT pg_database_size(" + dialect.Quote(in.db.Name) + ")"
-	if err := in.db.Create(ctx, "CREATE DATABASE "+q+" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
-		"COMMENT ON DATABASE "+q+" IS "+dialect.Quote("litebench bench database of run "+r.Name+"; litebench drops it when the run ends")); err != nil {
-		in.Destroy()
 		return nil, err
 	}
-	u, err := url.Parse(base)
-	if err != nil {
-		in.Destroy()
-		return nil, err
-	}
-	u.Path = "/" + in.db.Name
-	in.url = u.String()
+	in := &instance{Base: b}
+	in.managed, _ = b.Managed.(*server.Running)
 	return in, nil
 }
 
-type instance struct {
-	s       settings.Settings
-	db      server.Database
-	url     string
-	user    bool
-	managed *managed
+var kind = server.Kind{
+	Engine: Name, Driver: "pgx",
+	DriverDSN: func(u string) (string, error) { return u, nil },
+	Check:     pgEngine{}.Check,
+	Conf:      serverConf,
+	Start: func(ctx context.Context, conf []string, keep bool) (server.Managed, error) {
+		return start(ctx, conf, keep)
+	},
+	Create: func(name, run string) []string {
+		q := quoteIdent(name)
+		return []string{"CREATE DATABASE " + q + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
+			"COMMENT ON DATABASE " + q + " IS " + dialect.Quote("litebench bench database of run "+run+"; litebench drops it when the run ends")}
+	},
+	Drop: func(name string) string { return "DROP DATABASE IF EXISTS " + quoteIdent(name) + " WITH (FORCE)" },
+	Size: func(name string) string { return "SELECT pg_database_size(" + dialect.Quote(name) + ")" },
+	WithDB: func(base, name string) (string, error) {
+		u, err := url.Parse(base)
+		if err != nil {
+			return "", err
+		}
+		u.Path = "/" + name
+		return u.String(), nil
+	},
 }
 
-func (in *instance) String() string {
-	if in.db.Name == "" {
-		return in.db.Addr
-	}
-	return "database " + in.db.Name + " on " + in.db.Addr
+type instance struct {
+	*server.Base
+	managed *server.Running
 }
 
 // Endpoint is the database's URL; every new connection sets the session's
 // share of --sync.
 func (in *instance) Endpoint() engine.Endpoint {
-	ep := engine.Endpoint{Engine: Name, DSN: in.url}
-	if sc := durabilityOf(in.s).syncCommit; sc != "" {
+	ep := engine.Endpoint{Engine: Name, DSN: in.URL}
+	if sc := durabilityOf(in.S).syncCommit; sc != "" {
 		ep.Init = []string{"SET synchronous_commit = " + sc}
 	}
 	return ep
 }
 
-func (in *instance) ReadEndpoint(bool) engine.Endpoint {
-	ep := in.Endpoint()
-	ep.ReadOnly = true
-	return ep
-}
-
-// Stamp does nothing: the database carries litebench's comment from its
-// creation.
-func (in *instance) Stamp(context.Context, engine.SQL) error { return nil }
+func (in *instance) ReadEndpoint(bool) engine.Endpoint { return server.ReadOnly(in.Endpoint()) }
 
 // inForce are the settings read back from the server.
 var inForce = []string{"server_version", "synchronous_commit", "fsync", "shared_buffers", "max_connections", "wal_level", "full_page_writes"}
 
 func (in *instance) Fingerprint(ctx context.Context, db engine.SQL) engine.Fingerprint {
-	fp := engine.Fingerprint{InForce: map[string]string{}}
-	for _, k := range inForce {
-		if v, err := db.Strings(ctx, "SHOW "+k); err == nil && len(v) > 0 {
-			fp.InForce[k] = v[0]
-		}
-	}
+	fp := engine.Fingerprint{InForce: server.InForce(ctx, db, inForce, func(k string) string { return "SHOW " + k })}
 	fp.Version = versionRE.FindString(fp.InForce["server_version"])
-	where := "managed server"
-	if in.user {
-		where = "server " + in.db.Addr
+	d := durabilityOf(in.S)
+	if d.syncCommit == "" {
+		return fp
 	}
-	if d := durabilityOf(in.s); d.syncCommit != "" {
-		fp.Notes = append(fp.Notes, fmt.Sprintf("--sync %s on PostgreSQL (%s): synchronous_commit=%s, fsync=%s (read back)", in.s.Get("sync"), where, fp.InForce["synchronous_commit"], fp.InForce["fsync"]))
-	}
-	if d := durabilityOf(in.s); d.syncCommit != "" && (fp.InForce["synchronous_commit"] != d.syncCommit || d.fsync != "" && !in.user && fp.InForce["fsync"] != d.fsync) {
-		fp.Notes = append(fp.Notes, fmt.Sprintf("asked for synchronous_commit=%s fsync=%s, the server runs synchronous_commit=%s fsync=%s", d.syncCommit, d.fsync, fp.InForce["synchronous_commit"], fp.InForce["fsync"]))
+	got := fp.InForce
+	fp.Notes = append(fp.Notes, fmt.Sprintf("--sync %s on PostgreSQL (%s): synchronous_commit=%s, fsync=%s (read back)", in.S.Get("sync"), in.Where(), got["synchronous_commit"], got["fsync"]))
+	if got["synchronous_commit"] != d.syncCommit || !in.User && got["fsync"] != d.fsync {
+		fp.Notes = append(fp.Notes, fmt.Sprintf("asked for synchronous_commit=%s fsync=%s, the server runs synchronous_commit=%s fsync=%s", d.syncCommit, d.fsync, got["synchronous_commit"], got["fsync"]))
 	}
 	return fp
 }
 
-func (in *instance) Probe() (engine.Probe, bool) { return in.db.Probe() }
-
-// Check has nothing to run: PostgreSQL checks pages as it reads them
-// (amcheck would need an extension installed).
-func (in *instance) Check(context.Context, engine.SQL) error { return nil }
-
-func (in *instance) Destroy() error { return in.db.Destroy() }
-
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// managed is a PostgreSQL server litebench started.
-type managed struct {
-	dir  *server.Dir
-	proc *server.Proc
-	url  string
-	keep bool
-}
 
 // superuser is the managed server's superuser, trusted on loopback.
 const superuser = "litebench"
 
 // start initialises a cluster in a directory of its own and starts
 // postgres on a free loopback port with conf, waiting until it answers.
-func start(ctx context.Context, conf []string, keep bool) (*managed, error) {
+func start(ctx context.Context, conf []string, keep bool) (*server.Running, error) {
 	initdb, err := Bin("initdb")
 	if err != nil {
 		return nil, err
@@ -281,54 +213,30 @@ func start(ctx context.Context, conf []string, keep bool) (*managed, error) {
 	if err != nil {
 		return nil, err
 	}
-	u, err := server.RunAs()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := server.NewDir(u)
-	if err != nil {
-		return nil, err
-	}
-	m := &managed{dir: dir, keep: keep}
-	fail := func(err error) (*managed, error) {
-		m.Close()
-		return nil, fmt.Errorf("managed PostgreSQL server: %w", err)
-	}
-	if err := server.Run(ctx, u, initdb, "-D", dir.Data, "-U", superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
-		return fail(err)
-	}
-	port, err := server.FreePort()
-	if err != nil {
-		return fail(err)
-	}
-	args := []string{"-D", dir.Data, "-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + dir.Run}
-	for _, c := range conf {
-		args = append(args, "-c", c)
-	}
-	if m.proc, err = server.Start(u, dir.Log, pg, args...); err != nil {
-		return fail(err)
-	}
-	m.url = fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", superuser, port)
-	err = m.proc.WaitReady(ctx, 60*time.Second, func(ctx context.Context) error {
-		c, err := pgconn.Connect(ctx, m.url)
-		if err == nil {
-			c.Close(ctx)
-		}
-		return err
-	})
-	if err != nil {
-		return fail(err)
-	}
-	return m, nil
-}
-
-// Close stops the server (a fast shutdown) and removes its directory.
-func (m *managed) Close() error {
-	if m.proc != nil {
-		m.proc.Stop(syscall.SIGINT, 20*time.Second)
-	}
-	m.dir.Close(m.keep)
-	return nil
+	return server.Launch{
+		What: "PostgreSQL", Init: initdb, Daemon: pg,
+		InitArgs: func(d *server.Dir, _ server.User) []string {
+			return []string{"-D", d.Data, "-U", superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"}
+		},
+		Args: func(d *server.Dir, _ server.User, port int) []string {
+			args := []string{"-D", d.Data, "-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + d.Run}
+			for _, c := range conf {
+				args = append(args, "-c", c)
+			}
+			return args
+		},
+		URL: func(port int) string {
+			return fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", superuser, port)
+		},
+		Ping: func(ctx context.Context, u string) error {
+			c, err := pgconn.Connect(ctx, u)
+			if err == nil {
+				c.Close(ctx)
+			}
+			return err
+		},
+		Stop: syscall.SIGINT, Grace: 20 * time.Second, Ready: 60 * time.Second,
+	}.Start(ctx, keep)
 }
 
 // Socket is the managed server's unix socket directory and port (for
@@ -337,7 +245,7 @@ func (in *instance) Socket() (dir string, port int) {
 	if in.managed == nil {
 		return "", 0
 	}
-	u, _ := url.Parse(in.managed.url)
+	u, _ := url.Parse(in.managed.URL())
 	port, _ = strconv.Atoi(u.Port())
-	return in.managed.dir.Run, port
+	return in.managed.Dir.Run, port
 }

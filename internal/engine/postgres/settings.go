@@ -1,10 +1,7 @@
 package postgres
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
+	"github.com/litebench/litebench/internal/engine/server"
 	"github.com/litebench/litebench/internal/settings"
 )
 
@@ -20,21 +17,8 @@ func init() {
 	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE is SQLite's; a PostgreSQL transaction takes its locks as it writes")
 }
 
-// sizeCanon accepts "default" or a byte size, rendered in kB as
-// PostgreSQL reads it.
-func sizeCanon(v string) (string, error) {
-	if strings.EqualFold(v, "default") {
-		return "default", nil
-	}
-	n, err := settings.ParseSize(v)
-	if err != nil {
-		return "", err
-	}
-	if n < 128<<10 {
-		return "", fmt.Errorf("want at least 128kB")
-	}
-	return strconv.FormatInt(n>>10, 10) + "kB", nil
-}
+// sizeCanon renders a size in kB, as PostgreSQL reads it.
+var sizeCanon = server.SizeCanon(128<<10, 1<<10, "kB")
 
 // durability is what --sync sets on PostgreSQL: synchronous_commit per
 // session, fsync on the server ("" leaves the server's default).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/litebench/litebench/internal/engine"
 	pg "github.com/litebench/litebench/internal/engine/postgres"
+	"github.com/litebench/litebench/internal/engine/server"
 	"github.com/litebench/litebench/internal/target"
 )
 
@@ -22,18 +23,9 @@ func init() {
 		ClientName: "postgres", ModulePath: "github.com/jackc/pgx/v5", EngineName: pg.Name,
 		Driver: stdlib.GetDefaultDriver(),
 		DSN: func(ep engine.Endpoint, _ target.PoolOptions) string {
-			return withParams(ep.DSN, "default_query_exec_mode=exec&statement_cache_capacity=0&description_cache_capacity=0")
+			return server.WithParam(ep.DSN, "default_query_exec_mode=exec&statement_cache_capacity=0&description_cache_capacity=0")
 		},
 		ServerVersion: pg.Version,
 		Native:        pg.Classify,
 	})
-}
-
-func withParams(u, kv string) string {
-	for i := 0; i < len(u); i++ {
-		if u[i] == '?' {
-			return u + "&" + kv
-		}
-	}
-	return u + "?" + kv
 }
