@@ -194,7 +194,7 @@ var kind = server.Kind{
 	Check: mariaEngine{}.Check,
 	Conf:  serverConf,
 	Start: func(ctx context.Context, conf []string, keep bool) (server.Managed, error) {
-		return start(ctx, conf, keep)
+		return Start(ctx, conf, keep)
 	},
 	Create: func(name, run string) []string {
 		return []string{"CREATE DATABASE " + dialect.MySQL.Ident(name) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin COMMENT " +
@@ -249,12 +249,12 @@ func (in *instance) Fingerprint(ctx context.Context, db engine.SQL) engine.Finge
 	return fp
 }
 
-// start installs the system tables in a directory of its own and starts
+// Start installs the system tables in a directory of its own and starts
 // mariadbd on a free loopback port with conf, waiting until it answers.
 // root connects from loopback without a password; the binary log is off
 // (as Debian's default configuration has it) and max_allowed_packet is
 // 1GB so that multi-row inserts of any batch fit.
-func start(ctx context.Context, conf []string, keep bool) (*server.Running, error) {
+func Start(ctx context.Context, conf []string, keep bool) (*server.Running, error) {
 	install, err := bin("mariadb-install-db")
 	if err != nil {
 		return nil, err

@@ -143,7 +143,7 @@ var kind = server.Kind{
 	Check:     pgEngine{}.Check,
 	Conf:      serverConf,
 	Start: func(ctx context.Context, conf []string, keep bool) (server.Managed, error) {
-		return start(ctx, conf, keep)
+		return Start(ctx, conf, keep)
 	},
 	Create: func(name, run string) []string {
 		q := quoteIdent(name)
@@ -202,9 +202,9 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // superuser is the managed server's superuser, trusted on loopback.
 const superuser = "litebench"
 
-// start initialises a cluster in a directory of its own and starts
+// Start initialises a cluster in a directory of its own and starts
 // postgres on a free loopback port with conf, waiting until it answers.
-func start(ctx context.Context, conf []string, keep bool) (*server.Running, error) {
+func Start(ctx context.Context, conf []string, keep bool) (*server.Running, error) {
 	initdb, err := Bin("initdb")
 	if err != nil {
 		return nil, err
