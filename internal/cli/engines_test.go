@@ -118,10 +118,10 @@ expect = "unchanged"
 `
 
 // serverDirs lists the litebench directories under the temp dir that
-// hold a server's data.
+// hold a managed server's data and log.
 func serverDirs() map[string]bool {
 	m := map[string]bool{}
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "litebench-*", "data"))
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "litebench-*", "server.log"))
 	for _, d := range dirs {
 		m[filepath.Dir(d)] = true
 	}
@@ -159,22 +159,41 @@ func childServers() []int {
 }
 
 // cancelOn cancels once a line containing marker is written, recording
-// the server processes running at that moment.
+// the server processes running at that moment and their directories.
 type cancelOn struct {
 	bytes.Buffer
 	marker string
 	cancel func()
 	pids   []int
-	dirs   map[string]bool
+	dirs   []string
 }
 
 func (c *cancelOn) Write(p []byte) (int, error) {
 	if c.pids == nil && bytes.Contains(p, []byte(c.marker)) {
 		c.pids = childServers()
-		c.dirs = serverDirs()
+		for _, pid := range c.pids {
+			if d := dataDir(pid); d != "" {
+				c.dirs = append(c.dirs, filepath.Dir(d))
+			}
+		}
 		c.cancel()
 	}
 	return c.Buffer.Write(p)
+}
+
+// dataDir is the data directory on a server's command line.
+func dataDir(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args := strings.Split(string(b), "\x00")
+	for i, a := range args {
+		if a == "-D" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if d, ok := strings.CutPrefix(a, "--datadir="); ok {
+			return d
+		}
+	}
+	return ""
 }
 
 // Ctrl-C in the middle of a run stops the managed servers and removes
@@ -183,7 +202,6 @@ func TestServerEnginesInterrupted(t *testing.T) {
 	for _, e := range serverEngines {
 		requireEngine(t, e)
 		t.Run(e, func(t *testing.T) {
-			before := serverDirs()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			errw := &cancelOn{marker: "ops/s", cancel: cancel}
@@ -192,7 +210,7 @@ func TestServerEnginesInterrupted(t *testing.T) {
 			if code != ExitInterrupted {
 				t.Fatalf("exit %d, want %d: %s", code, ExitInterrupted, errw.String())
 			}
-			if len(errw.pids) == 0 || len(newDirs(before, errw.dirs)) == 0 {
+			if len(errw.pids) == 0 || len(errw.dirs) == 0 {
 				t.Fatalf("no server process (%v) or directory (%v) seen while the run ran: %s", errw.pids, errw.dirs, errw.String())
 			}
 			for _, pid := range errw.pids {
@@ -200,8 +218,10 @@ func TestServerEnginesInterrupted(t *testing.T) {
 					t.Errorf("server process %d still runs", pid)
 				}
 			}
-			if left := newDirs(before, serverDirs()); len(left) > 0 {
-				t.Errorf("server directories left behind: %v", left)
+			for _, d := range errw.dirs {
+				if _, err := os.Stat(d); err == nil {
+					t.Errorf("server directory %s left behind", d)
+				}
 			}
 		})
 	}

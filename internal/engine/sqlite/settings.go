@@ -11,7 +11,7 @@ import (
 // specs are SQLite's settings, under their flag names, in display order.
 var specs = []settings.Spec{
 	spec("journal", "default", "journal_mode: default (the driver's), delete, truncate, persist, memory, wal, off", settings.OneOf("default", "delete", "truncate", "persist", "memory", "wal", "off")),
-	spec("sync", "default", "synchronous: default, off, normal, full, extra (or 0-3)", syncCanon),
+	spec("sync", "default", "commit durability: default, off, normal, full, extra (or 0-3); SQLite's synchronous, mapped onto each server's (docs/engines.md)", syncCanon),
 	spec("busy-timeout", "5000", "busy_timeout in milliseconds (0 = fail at once on SQLITE_BUSY)", settings.IntRange(0, 1<<31-1)),
 	spec("cache-size", "default", "cache_size: pages if positive, KiB if negative", settings.OptInt(-1<<40, 1<<40)),
 	spec("mmap-size", "default", "mmap_size in bytes", settings.OptInt(0, 1<<50)),

@@ -1,4 +1,4 @@
-package worker
+package cli
 
 import (
 	"context"
@@ -8,8 +8,7 @@ import (
 
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/settings"
-	_ "github.com/litebench/litebench/internal/target/mariadb"
-	_ "github.com/litebench/litebench/internal/target/postgres"
+	"github.com/litebench/litebench/internal/worker"
 )
 
 // The same seeded rows give the same digest on every engine, whatever
@@ -29,10 +28,10 @@ func TestDigestSameOnEveryEngine(t *testing.T) {
 		for _, name := range names {
 			s := settings.Default()
 			s.Set("batch", "50")
-			j := &Job{RunID: "digest-" + schema + "-" + name, Workload: "insert", Target: name,
+			j := &worker.Job{RunID: "digest-" + schema + "-" + name, Workload: "insert", Target: name,
 				Params:   map[string]string{"rows": "120", "schema": schema},
 				Settings: s.Map(), Digest: true}
-			wl, tgt, err := Resolve(j)
+			wl, tgt, err := worker.Resolve(j)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,11 +51,11 @@ func TestDigestSameOnEveryEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := NewLocal()
+			l := worker.NewLocal()
 			if _, err := l.SetupWith(context.Background(), j, wl, tgt, inst); err != nil {
 				t.Fatal(err)
 			}
-			fin, err := l.Run(context.Background(), func(Event) {})
+			fin, err := l.Run(context.Background(), func(worker.Event) {})
 			l.Close()
 			inst.Destroy()
 			if err != nil || fin.Error != "" {
