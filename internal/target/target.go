@@ -300,6 +300,10 @@ func WithQueryReturned(ctx context.Context, fn func()) context.Context {
 	return context.WithValue(ctx, queryReturnedKey{}, fn)
 }
 
+// QueryReturned calls the function WithQueryReturned put in ctx, if any
+// (for clients outside this package).
+func QueryReturned(ctx context.Context) { queryReturned(ctx) }
+
 func queryReturned(ctx context.Context) {
 	if fn, ok := ctx.Value(queryReturnedKey{}).(func()); ok {
 		fn()
