@@ -119,18 +119,15 @@ func (p *pool) Close() error {
 }
 
 func (p *pool) Exec(ctx context.Context, q string, a *target.Args) error {
-	if err := a.Err(); err != nil {
-		return err
-	}
-	c, err := p.get(ctx)
-	if err != nil {
-		return err
-	}
-	defer p.put(c)
-	return c.exec(ctx, q, a)
+	return p.with(ctx, a, func(c *conn) error { return c.exec(ctx, q, a) })
 }
 
 func (p *pool) Query(ctx context.Context, q string, a *target.Args, fn func(target.Row) error) error {
+	return p.with(ctx, a, func(c *conn) error { return c.query(ctx, q, a, fn) })
+}
+
+// with runs fn on a connection borrowed for it.
+func (p *pool) with(ctx context.Context, a *target.Args, fn func(c *conn) error) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
@@ -139,7 +136,7 @@ func (p *pool) Query(ctx context.Context, q string, a *target.Args, fn func(targ
 		return err
 	}
 	defer p.put(c)
-	return c.query(ctx, q, a, fn)
+	return fn(c)
 }
 
 func (c *conn) exec(ctx context.Context, q string, a *target.Args) error {
@@ -219,27 +216,11 @@ func itoa(n int64) string {
 }
 
 func (s *stmt) Exec(ctx context.Context, a *target.Args) error {
-	if err := a.Err(); err != nil {
-		return err
-	}
-	c, err := s.p.get(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.p.put(c)
-	return s.execOn(ctx, c, a)
+	return s.p.with(ctx, a, func(c *conn) error { return s.execOn(ctx, c, a) })
 }
 
 func (s *stmt) Query(ctx context.Context, a *target.Args, fn func(target.Row) error) error {
-	if err := a.Err(); err != nil {
-		return err
-	}
-	c, err := s.p.get(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.p.put(c)
-	return s.queryOn(ctx, c, a, fn)
+	return s.p.with(ctx, a, func(c *conn) error { return s.queryOn(ctx, c, a, fn) })
 }
 
 func (s *stmt) execOn(ctx context.Context, c *conn, a *target.Args) error {
