@@ -22,6 +22,9 @@ func TestSettingsPerEngine(t *testing.T) {
 		if c.Target.Name() == "postgres" && c.Settings.Get("journal") != "default" {
 			t.Errorf("%s: journal %s on a PostgreSQL cell", c.Label, c.Settings.Get("journal"))
 		}
+		if pg := c.Target.Name() == "postgres"; pg != (len(c.Notes) == 1 && strings.Contains(strings.Join(c.Notes, ""), "--journal")) {
+			t.Errorf("%s: notes %q (a PostgreSQL cell says it runs without --journal, a SQLite cell says nothing)", c.Label, c.Notes)
+		}
 	}
 	want := []string{
 		"insert alpha journal=delete sync=off", "insert alpha journal=delete sync=full", "insert alpha journal=wal sync=off", "insert alpha journal=wal sync=full",

@@ -150,8 +150,11 @@ func Build(req Request) (*Plan, error) {
 			for i, pp := range points {
 				for _, s := range m.Points() {
 					// Settings the engine does not run stay at their
-					// defaults: they neither label nor repeat its cells.
+					// defaults: they neither label nor repeat its cells,
+					// and the cells say so.
+					given := s
 					s = s.For(eng)
+					notes := skipped(given, s, eng)
 					if k := fmt.Sprint(i) + " " + s.String(); seen[k] {
 						continue
 					} else {
@@ -180,7 +183,7 @@ func Build(req Request) (*Plan, error) {
 					p.Cells = append(p.Cells, Cell{Params: pp, Spec: runner.Spec{
 						RunID: ids.Next(), SweepID: ids.Sweep(),
 						Workload: w, Target: t, Settings: s, DBPath: req.DBPath, Keep: req.Keep, Attach: req.Attach,
-						Label: label, Command: cellCommand(spec, t, pp, s, req), Repeat: rp,
+						Label: label, Command: cellCommand(spec, t, pp, s, req), Repeat: rp, Notes: notes,
 					}})
 				}
 			}
@@ -345,6 +348,17 @@ func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, 
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// skipped names the settings of given that engine's cell runs without.
+func skipped(given, runs settings.Settings, engine string) []string {
+	var notes []string
+	for _, sp := range settings.Specs {
+		if v := given.Get(sp.Key); v != runs.Get(sp.Key) {
+			notes = append(notes, fmt.Sprintf("--%s %s: %s; this %s cell runs without it", sp.Key, v, settings.NotFor(sp.Key, engine), engine))
+		}
+	}
+	return notes
 }
 
 // checkApplies refuses a setting given a value (other than the workload's

@@ -70,6 +70,9 @@ type Spec struct {
 	// Servers are the sweep's servers, for targets whose engine is a
 	// server (nil: each such run starts its own).
 	Servers *engine.Servers
+	// Notes are said of the run before it starts (settings of the sweep
+	// its engine does not run).
+	Notes []string
 	// Started, when set, is called with the worker once it has set the
 	// run up, right before the measured part starts (the durability audit
 	// injects its fault from there).
@@ -107,6 +110,7 @@ func Pending(sp Spec) *results.Result {
 func NewResult(sp Spec) *results.Result {
 	r := Pending(sp)
 	r.Status = results.StatusOK
+	r.Notes = append(r.Notes, sp.Notes...)
 	if c, ok := sp.Workload.(Controlled); ok {
 		k, v, m := c.Control()
 		r.Control = &results.Control{Key: k, Value: v, Match: m}
