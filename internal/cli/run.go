@@ -13,6 +13,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/own"
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/report"
@@ -53,6 +54,10 @@ type common struct {
 	// kind is the kind of bench database the runs use (zero: the
 	// built-in workloads').
 	kind own.Kind
+	// dsn are the user's servers (--dsn); sweepServers the sweep's
+	// servers, managed or the user's (engines.go).
+	dsn          []string
+	sweepServers *engine.Servers
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -71,6 +76,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
 	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB; a run that needs more ends as failed (refused where cgroups are not writable)")
+	fs.Var(dsnList{&c.dsn}, "dsn", dsnUsage)
 	c.settings = registerSettings(fs)
 }
 
@@ -252,6 +258,7 @@ func (p *plan) create() error {
 	for i := range p.specs {
 		p.specs[i].Dir = p.dir
 	}
+	p.useServers()
 	return nil
 }
 
@@ -266,6 +273,7 @@ func (p *plan) usesFile() bool {
 }
 
 func (p *plan) close() {
+	p.closeServers()
 	if p.store != nil {
 		p.store.Close()
 	}
@@ -513,6 +521,9 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 		return nil, usage(err)
 	}
 	c.kind = workload.DBKind(pl.Cells[0].Workload)
+	if err := c.checkServed(pl.Cells); err != nil {
+		return nil, err
+	}
 	if err := c.checkPaths(dbPath); err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func runJob(ctx context.Context, t target.Target, wl string, params map[string]s
 	for k, v := range params {
 		p[k] = v
 	}
-	j := &worker.Job{RunID: "conform", Workload: wl, Params: p, Settings: s.For(t.Engine().Name()), Target: t.Name(), Path: path, Digest: true}
+	j := &worker.Job{RunID: "conform", Workload: wl, Params: p, Settings: s.WorkerMap(t.Engine().Name()), Target: t.Name(), Path: path, Digest: true}
 	if intervals {
 		j.IntervalNS = 50e6
 	}

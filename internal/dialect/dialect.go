@@ -76,6 +76,26 @@ type Dialect interface {
 	// that a reader that ignores the log sees them ("" when there is
 	// nothing to do).
 	Checkpoint() string
+
+	// Catalog queries and expressions for a content digest that is the
+	// same on every engine (see Digest in package worker).
+
+	// Tables is a query whose rows name the user tables.
+	Tables() string
+	// Columns is a query whose rows are the name and declared type of
+	// each column of table, in order.
+	Columns(table string) string
+	// Ident quotes an identifier.
+	Ident(name string) string
+	// QuoteValue is an expression that renders column col, declared as
+	// typ, as SQLite's quote() does: NULL, a decimal integer, 'text' with
+	// quotes doubled, X'HEX' for bytes.
+	QuoteValue(col, typ string) string
+	// JoinText is an expression joining text expressions with commas.
+	JoinText(exprs []string) string
+	// OrderBytes is an ORDER BY term sorting by text expression expr
+	// bytewise.
+	OrderBytes(expr string) string
 }
 
 // SQLite is SQLite's dialect.
@@ -91,33 +111,7 @@ func (sqlite) Param(int) string { return "?" }
 func (sqlite) MaxParams() int { return 32766 }
 
 func (d sqlite) Create(t Table) []string {
-	var b strings.Builder
-	b.WriteString("CREATE TABLE " + t.Name + "(")
-	for i, c := range t.Columns {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(c.Name + " " + d.typeName(c.Type))
-		if c.PrimaryKey {
-			b.WriteString(" PRIMARY KEY")
-		}
-		if c.NotNull {
-			b.WriteString(" NOT NULL")
-		}
-		if c.Unique {
-			b.WriteString(" UNIQUE")
-		}
-	}
-	b.WriteString(")")
-	out := []string{b.String()}
-	for _, ix := range t.Indexes {
-		u := ""
-		if ix.Unique {
-			u = "UNIQUE "
-		}
-		out = append(out, "CREATE "+u+"INDEX "+ix.Name+" ON "+t.Name+"("+strings.Join(ix.Columns, ",")+")")
-	}
-	return out
+	return create(t, func(c Column, _ bool) string { return d.typeName(c.Type) }, "")
 }
 
 func (sqlite) typeName(t Type) string {
@@ -137,6 +131,11 @@ func (d sqlite) Insert(table string, cols []string, rows int) string {
 }
 
 func (d sqlite) Update(table string, cols []string, key string) string {
+	return update(d, table, cols, key)
+}
+
+// update renders an UPDATE of cols by key with d's placeholders.
+func update(d Dialect, table string, cols []string, key string) string {
 	var b strings.Builder
 	b.WriteString("UPDATE " + table + " SET ")
 	for i, c := range cols {
@@ -150,19 +149,29 @@ func (d sqlite) Update(table string, cols []string, key string) string {
 }
 
 func (d sqlite) Upsert(table string, cols []string, key string, set []string) string {
+	return upsert(d, table, cols, " ON CONFLICT("+key+") DO UPDATE SET ", set, func(c string) string { return "excluded." + c })
+}
+
+// upsert renders a one-row INSERT followed by clause and the assignments
+// of set, each to val of its column.
+func upsert(d Dialect, table string, cols []string, clause string, set []string, val func(col string) string) string {
 	var b strings.Builder
 	b.WriteString(insert(d, table, cols, 1))
-	b.WriteString(" ON CONFLICT(" + key + ") DO UPDATE SET ")
+	b.WriteString(clause)
 	for i, c := range set {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(c + " = excluded." + c)
+		b.WriteString(c + " = " + val(c))
 	}
 	return b.String()
 }
 
 func (d sqlite) Select(table string, cols []string, key string) string {
+	return selectKey(d, table, cols, key)
+}
+
+func selectKey(d Dialect, table string, cols []string, key string) string {
 	return "SELECT " + strings.Join(cols, ",") + " FROM " + table + " WHERE " + key + " = " + d.Param(1)
 }
 
@@ -172,6 +181,79 @@ func (sqlite) TableExists(table string) string {
 
 func (sqlite) Vacuum() string     { return "VACUUM" }
 func (sqlite) Checkpoint() string { return "PRAGMA wal_checkpoint(TRUNCATE)" }
+
+func (sqlite) Tables() string {
+	return "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+}
+
+func (sqlite) Columns(table string) string {
+	return "SELECT name, type FROM pragma_table_info(" + Quote(table) + ") ORDER BY cid"
+}
+
+func (sqlite) Ident(name string) string          { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+func (d sqlite) QuoteValue(col, _ string) string { return "quote(" + d.Ident(col) + ")" }
+func (sqlite) JoinText(exprs []string) string    { return strings.Join(exprs, "||','||") }
+func (sqlite) OrderBytes(string) string          { return "1" }
+
+// kindOf reads a server's declared column type as what it holds.
+func kindOf(typ string) Type {
+	t := strings.ToLower(typ)
+	switch {
+	case strings.Contains(t, "int"):
+		return Int
+	case strings.Contains(t, "bytea"), strings.Contains(t, "blob"), strings.Contains(t, "binary"):
+		return Blob
+	}
+	return Text
+}
+
+// keyed returns the columns of t that a key or an index covers.
+func keyed(t Table) map[string]bool {
+	k := map[string]bool{}
+	for _, c := range t.Columns {
+		if c.PrimaryKey || c.Unique {
+			k[c.Name] = true
+		}
+	}
+	for _, ix := range t.Indexes {
+		for _, c := range ix.Columns {
+			k[c] = true
+		}
+	}
+	return k
+}
+
+// create renders t with the column types typ gives, for the servers.
+func create(t Table, typ func(c Column, keyed bool) string, suffix string) []string {
+	k := keyed(t)
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + t.Name + "(")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name + " " + typ(c, k[c.Name]))
+		if c.PrimaryKey {
+			b.WriteString(" PRIMARY KEY")
+		}
+		if c.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+		if c.Unique {
+			b.WriteString(" UNIQUE")
+		}
+	}
+	b.WriteString(")" + suffix)
+	out := []string{b.String()}
+	for _, ix := range t.Indexes {
+		u := ""
+		if ix.Unique {
+			u = "UNIQUE "
+		}
+		out = append(out, "CREATE "+u+"INDEX "+ix.Name+" ON "+t.Name+"("+strings.Join(ix.Columns, ",")+")")
+	}
+	return out
+}
 
 // insert renders a multi-row INSERT with d's placeholders, numbered
 // across the rows.

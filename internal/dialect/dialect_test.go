@@ -55,3 +55,30 @@ func TestPlaceholdersAreNumberedAcrossRows(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// The servers' dialects render the same statements in their own syntax.
+func TestServerDialects(t *testing.T) {
+	tb := Table{Name: "users", Columns: []Column{{Name: "id", Type: Blob, PrimaryKey: true}, {Name: "name", Type: Text}, {Name: "n", Type: Int}},
+		Indexes: []Index{{Name: "users_name", Columns: []string{"name"}}}}
+	for _, c := range []struct {
+		d                      Dialect
+		create, insert, upsert string
+	}{
+		{Postgres, "CREATE TABLE users(id BYTEA PRIMARY KEY, name TEXT, n BIGINT)",
+			"INSERT INTO users(id,name) VALUES ($1,$2),($3,$4)",
+			"INSERT INTO users(id,name) VALUES ($1,$2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name"},
+		{MySQL, "CREATE TABLE users(id VARBINARY(255) PRIMARY KEY, name VARCHAR(255), n BIGINT) ENGINE=InnoDB",
+			"INSERT INTO users(id,name) VALUES (?,?),(?,?)",
+			"INSERT INTO users(id,name) VALUES (?,?) ON DUPLICATE KEY UPDATE name = VALUES(name)"},
+	} {
+		if got := c.d.Create(tb); got[0] != c.create || got[1] != "CREATE INDEX users_name ON users(name)" {
+			t.Errorf("%s: %q", c.d.Name(), got)
+		}
+		if got := c.d.Insert("users", []string{"id", "name"}, 2); got != c.insert {
+			t.Errorf("%s: %s", c.d.Name(), got)
+		}
+		if got := c.d.Upsert("users", []string{"id", "name"}, "id", []string{"name"}); got != c.upsert {
+			t.Errorf("%s: %s", c.d.Name(), got)
+		}
+	}
+}

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
 	"github.com/litebench/litebench/internal/settings"
 )
@@ -47,38 +45,4 @@ type Figure struct {
 // positions). Report is called before Destroy.
 type Reporter interface {
 	Report(ctx context.Context) ([]Figure, []string)
-}
-
-// ForCell returns the settings a run of engine e uses. s are the settings
-// asked for, def the defaults they are compared with (the workload's own
-// defaults included), and sweep the engines of the sweep's targets. A
-// setting of another engine that e does not borrow is put back to its
-// default when it was asked for the other engine's runs (sweep holds that
-// engine), and refused when no run of the sweep would use it. Settings e
-// borrows are checked by e.
-func ForCell(e Engine, s, def settings.Settings, sweep map[string]bool) (settings.Settings, error) {
-	b, _ := e.(Borrower)
-	out := s.Clone()
-	var unused []string
-	for _, sp := range settings.Specs {
-		if sp.Engine == "" || sp.Engine == e.Name() || (b != nil && b.Borrows(sp.Key)) {
-			continue
-		}
-		if v := s.Get(sp.Key); v != def.Get(sp.Key) {
-			if !sweep[sp.Engine] {
-				unused = append(unused, fmt.Sprintf("--%s %s is a %s setting", sp.Key, v, sp.Engine))
-			}
-			out.Set(sp.Key, def.Get(sp.Key))
-		}
-	}
-	if len(unused) > 0 {
-		sort.Strings(unused)
-		return out, fmt.Errorf("%s: %s runs do not use it; drop it or add a target of that engine to --target", unused[0], e.Name())
-	}
-	if b != nil {
-		if err := b.CheckCell(out); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
 }

@@ -53,6 +53,9 @@ type Request struct {
 	// removed. A request that neither replaces nor removes (Reuse and
 	// Keep) may leave it unset.
 	Kind own.Kind
+	// Servers are the sweep's servers, for an engine whose instances live
+	// on one (see Served); nil gives the run a server of its own.
+	Servers *Servers
 }
 
 // Endpoint is what a client needs to connect to an instance.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/runner"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
@@ -142,28 +143,41 @@ func Build(req Request) (*Plan, error) {
 	if ids == nil {
 		ids = NewIDs("")
 	}
+	if err := checkApplies(spec, m, req.Targets); err != nil {
+		return nil, err
+	}
 	repeat := max(req.Repeat, 1)
 	p := &Plan{SweepID: ids.Sweep()}
 	for rep := 1; rep <= repeat; rep++ {
-		seen := map[string]bool{}
 		for _, asked := range req.Targets {
-			for _, pp := range points {
+			eng := asked.Engine().Name()
+			seen := map[string]bool{}
+			for i, pp := range points {
 				for _, s := range m.Points() {
-					s, repeated, err := cellSettings(spec, asked, s, req.Targets, pp, seen)
-					if err != nil {
-						return nil, err
-					}
-					if repeated {
+					// Settings the engine does not run stay at their
+					// defaults: they neither label nor repeat its cells,
+					// and the cells say so.
+					given := s
+					s = s.For(eng)
+					skippedNotes := skipped(given, s, eng)
+					if k := fmt.Sprint(i) + " " + s.String(); seen[k] {
 						continue
+					} else {
+						seen[k] = true
 					}
 					if err := s.Validate(); err != nil {
 						return nil, &InputError{err.Error()}
+					}
+					if b, ok := asked.Engine().(engine.Borrower); ok {
+						if err := b.CheckCell(s); err != nil {
+							return nil, &InputError{fmt.Sprintf("--target %s: %v", asked.Name(), err)}
+						}
 					}
 					w, err := spec.New(pp, s)
 					if err != nil {
 						return nil, &InputError{err.Error()}
 					}
-					notes := append([]string(nil), m.Notes...)
+					notes := append(append([]string(nil), m.Notes...), skippedNotes...)
 					if req.BatchPerStmt && insertsRows(w) {
 						rps := s.Get("rows-per-stmt")
 						s.Set("batch", rps)
@@ -178,7 +192,7 @@ func Build(req Request) (*Plan, error) {
 						return nil, err
 					}
 					label := spec.Name + " " + t.Name()
-					if vary := varyingLabel(m, s, spec, pp, points); vary != "" {
+					if vary := varyingLabel(m, s, spec, pp, points, eng); vary != "" {
 						label += " " + vary
 					}
 					rp := 0
@@ -350,7 +364,7 @@ func resolveTarget(w workload.Workload, t target.Target) (target.Target, error) 
 // varyingLabel names what sets a cell apart from the others: every
 // parameter that takes more than one value across the points, and every
 // setting axis.
-func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string) string {
+func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, pp map[string]string, all []map[string]string, eng string) string {
 	var parts []string
 	if len(all) > 1 {
 		for _, ps := range spec.Params {
@@ -364,9 +378,59 @@ func varyingLabel(m *settings.Matrix, s settings.Settings, spec *workload.Spec, 
 		}
 	}
 	for _, k := range m.Varying() {
-		parts = append(parts, k+"="+s.Get(k))
+		if settings.Applies(k, eng) {
+			parts = append(parts, k+"="+s.Get(k))
+		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// skipped names the settings of given that engine's cell runs without.
+func skipped(given, runs settings.Settings, engine string) []string {
+	var notes []string
+	for _, sp := range settings.Specs {
+		if v := given.Get(sp.Key); v != runs.Get(sp.Key) {
+			notes = append(notes, fmt.Sprintf("--%s %s: %s; this %s cell runs without it", sp.Key, v, settings.NotFor(sp.Key, engine), engine))
+		}
+	}
+	return notes
+}
+
+// checkApplies refuses a setting given a value (other than the workload's
+// default) that no target of the sweep runs: an engine's setting with
+// none of its targets, an application-side one every engine ignores.
+func checkApplies(spec *workload.Spec, m *settings.Matrix, ts []target.Target) error {
+	def := settings.Default()
+	for k, v := range spec.SettingDefaults {
+		def.Set(k, v)
+	}
+	given := map[string]bool{}
+	for _, s := range m.Points() {
+		for _, sp := range settings.Specs {
+			if s.Get(sp.Key) != def.Get(sp.Key) {
+				given[sp.Key] = true
+			}
+		}
+	}
+	for _, sp := range settings.Specs {
+		if !given[sp.Key] {
+			continue
+		}
+		var why string
+		for _, t := range ts {
+			if why = settings.NotFor(sp.Key, t.Engine().Name()); why == "" {
+				break
+			}
+		}
+		if why != "" {
+			var names []string
+			for _, t := range ts {
+				names = append(names, t.Name())
+			}
+			return inputf("%s; no target of --target %s runs it (drop the flag or add such a target)", why, strings.Join(names, ","))
+		}
+	}
+	return nil
 }
 
 // cellCommand is the command line that repeats one run of a sweep: the

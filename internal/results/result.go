@@ -106,6 +106,9 @@ type Env struct {
 	Litebench      string            `json:"litebench_version"`
 	Hostname       string            `json:"hostname,omitempty"`
 	Limits         map[string]string `json:"limits,omitempty"`
+	// InForce are a server's settings as it reported them at the start
+	// of the run (SHOW, SELECT @@).
+	InForce map[string]string `json:"server_settings,omitempty"`
 }
 
 // Point is one sample of a run's time series.

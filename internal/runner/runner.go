@@ -70,6 +70,9 @@ type Spec struct {
 	// VFS opens the database through the Go VFS of that name in the
 	// worker (the durability audit's crash VFS).
 	VFS string
+	// Servers are the sweep's servers, for targets whose engine is a
+	// server (nil: each such run starts its own).
+	Servers *engine.Servers
 	// Started, when set, is called with the worker once it has set the
 	// run up, right before the measured part starts (the durability audit
 	// injects its fault from there).
@@ -149,40 +152,42 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		return r
 	}
 
-	path := sp.DBPath
-	temp := path == ""
-	if temp {
-		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
-	}
-	file := !sp.Settings.Bool("in-memory")
-	server := engine.IsServer(sp.Target.Engine())
+	var inst engine.Instance
+	var path string
 	var lock *own.DBLock
-	if server {
-		// Not a file: the engine starts the instance below.
-	} else if !file {
-		path = "litebench-" + sp.RunID
-	} else {
-		var err error
-		if lock, err = claim(sp, path); err != nil {
+	var err error
+	switch e := sp.Target.Engine(); {
+	case engine.IsServed(e):
+		// A database of litebench's own on a server, dropped at the end.
+		inst, err = e.Provision(ctx, engine.Request{Settings: sp.Settings, Dir: sp.Dir, Name: sp.RunID, Keep: sp.Keep, Servers: sp.Servers, Kind: workload.DBKind(sp.Workload)})
+		if err != nil {
 			return fail(err)
 		}
-		defer lock.Release()
-		if temp && !sp.Keep {
-			defer lock.Remove(workload.DBKind(sp.Workload))
-		}
-	}
-
-	inst, release, err := provision(ctx, sp, path)
-	if err != nil {
-		return fail(err)
-	}
-	defer release()
-	if server {
+		defer inst.Destroy()
 		path = inst.Endpoint().DSN
+	case engine.IsServer(e):
+		// A cluster the engine starts for the run (or the audit's own).
+		var release func()
+		if inst, release, err = provision(ctx, sp, ""); err != nil {
+			return fail(err)
+		}
+		defer release()
+		path = inst.Endpoint().DSN
+	default:
+		var release func()
+		if path, lock, release, err = claimFile(sp); err != nil {
+			return fail(err)
+		}
+		defer release()
+		// The runner has claimed the path: the engine only names and opens
+		// it (nothing to replace, nothing to remove at the end).
+		if inst, err = e.Provision(ctx, engine.Request{Settings: sp.Settings, Path: path, Name: sp.RunID, Reuse: true, Keep: true}); err != nil {
+			return fail(err)
+		}
 	}
 	job := &worker.Job{
 		RunID: sp.RunID, Workload: sp.Workload.Name(), Params: sp.Workload.Params(),
-		Settings: sp.Settings.For(sp.Target.Engine().Name()), Target: sp.Target.Name(), Path: path,
+		Settings: sp.Settings.WorkerMap(sp.Target.Engine().Name()), Target: sp.Target.Name(), Path: path,
 		IntervalNS: int64(sp.interval()), Acks: sp.Acks != nil, Digest: sp.Digest, Attach: sp.Attach,
 		VFS: sp.VFS,
 	}
@@ -236,8 +241,15 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		return fail(err)
 	}
 	if setup.EngineVersion != "" && setup.EngineVersion != r.EngineVersion {
-		// A worker in another process may run another SQLite.
-		r.EngineVersion, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
+		// A worker in another process may run another SQLite; a server
+		// says which version it runs.
+		r.EngineVersion = setup.EngineVersion
+		if !engine.IsServed(sp.Target.Engine()) {
+			r.Env.SQLiteVersion = setup.EngineVersion
+		}
+	}
+	if len(setup.InForce) > 0 {
+		r.Env.InForce = setup.InForce
 	}
 	if lock != nil {
 		lock.Share() // set up: processes may attach now
@@ -330,6 +342,29 @@ func CheckDB(path string, attach bool) (bool, error) {
 // RemoveDB deletes a bench database and its -wal/-shm/-journal files, only
 // if it passes CheckDB.
 func RemoveDB(path string) error { return own.Remove(path, workload.BenchDB) }
+
+// claimFile names the run's SQLite database (a file, or an in-memory
+// name) and claims a file for the run; release gives it up at the end,
+// removing a temp file litebench made.
+func claimFile(sp Spec) (path string, lock *own.DBLock, release func(), err error) {
+	path = sp.DBPath
+	temp := path == ""
+	if temp {
+		path = filepath.Join(sp.Dir, "litebench-"+sp.RunID+".db")
+	}
+	if sp.Settings.Bool("in-memory") {
+		return "litebench-" + sp.RunID, nil, func() {}, nil
+	}
+	if lock, err = claim(sp, path); err != nil {
+		return "", nil, nil, err
+	}
+	return path, lock, func() {
+		if temp && !sp.Keep {
+			lock.Remove(workload.DBKind(sp.Workload))
+		}
+		lock.Release()
+	}, nil
+}
 
 // claim takes the bench database at path for the run: as its owner, which
 // starts from an empty file unless the workload reuses data, or attached,

@@ -138,19 +138,19 @@ func TestApplyDSN(t *testing.T) {
 	}
 }
 
-// TestForLeavesOutOtherEnginesDefaults: a worker of one engine is not sent
+// TestWorkerMapLeavesOutOtherEnginesDefaults: a worker of one engine is not sent
 // another engine's settings at their defaults (it would refuse them as
 // unknown), but is sent one set on purpose.
-func TestForLeavesOutOtherEnginesDefaults(t *testing.T) {
+func TestWorkerMapLeavesOutOtherEnginesDefaults(t *testing.T) {
 	settings.Register("other-engine-for-test", []settings.Spec{{Key: "other-knob", Default: "1", Canon: settings.IntRange(0, 9)}}, nil)
 	s := settings.Default()
-	if _, ok := s.For("sqlite")["other-knob"]; ok {
+	if _, ok := s.WorkerMap("sqlite")["other-knob"]; ok {
 		t.Errorf("another engine's setting at its default was sent")
 	}
-	if _, ok := s.For("sqlite")["batch"]; !ok {
+	if _, ok := s.WorkerMap("sqlite")["batch"]; !ok {
 		t.Errorf("an application-side setting was left out")
 	}
-	if _, ok := s.For("other-engine-for-test")["other-knob"]; !ok {
+	if _, ok := s.WorkerMap("other-engine-for-test")["other-knob"]; !ok {
 		t.Errorf("the engine's own setting was left out")
 	}
 }

@@ -254,7 +254,7 @@ func (r *ref) must(err error) {
 }
 
 func (r *ref) digest() string {
-	d, err := worker.Digest(r.ctx, r.sess.DB())
+	d, err := worker.Digest(r.ctx, r.sess.DB(), r.sess.Dialect())
 	r.must(err)
 	return d
 }

@@ -29,6 +29,9 @@ type SQLClient struct {
 	Native func(err error) engine.ErrClass
 	// VFS is as DirectClient's.
 	VFS func(name string) bool
+	// ServerVersion, when set, is the engine's version instead of
+	// VersionSQL on Scratch (a server's, which needs no connection).
+	ServerVersion func() (string, error)
 }
 
 // VFSLookup is the client's VFS (nil when it cannot use a Go VFS).
@@ -41,6 +44,9 @@ func (c *SQLClient) Module() string                     { return c.ModulePath }
 func (c *SQLClient) Classify(err error) engine.ErrClass { return c.Native(err) }
 
 func (c *SQLClient) Version() (string, error) {
+	if c.ServerVersion != nil {
+		return c.ServerVersion()
+	}
 	db := sql.OpenDB(&connector{drv: c.Driver, dsn: c.DSN(c.Scratch, PoolOptions{})})
 	defer db.Close()
 	var v string

@@ -229,17 +229,40 @@ func namesLocked() []string {
 }
 
 // InProcessNames returns the names of the targets whose clients run in
-// this process (those that can open a database here), sorted.
+// this process and open a database here (a file or memory; not the
+// clients of a server engine), sorted.
 func InProcessNames() []string {
 	mu.Lock()
 	defer mu.Unlock()
 	var names []string
 	for _, n := range namesLocked() {
-		if _, ext := registry[n].(External); !ext {
+		if _, ext := registry[n].(External); ext {
+			continue
+		}
+		if !servedLocked(n) {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// ServerNames returns the names of the targets whose engine is a server,
+// sorted.
+func ServerNames() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	var names []string
+	for _, n := range namesLocked() {
+		if servedLocked(n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func servedLocked(n string) bool {
+	e, err := engine.Get(registry[n].Engine())
+	return err == nil && engine.IsServed(e)
 }
 
 // Names returns the registered target names, sorted.
@@ -276,6 +299,10 @@ type queryReturnedKey struct{}
 func WithQueryReturned(ctx context.Context, fn func()) context.Context {
 	return context.WithValue(ctx, queryReturnedKey{}, fn)
 }
+
+// QueryReturned calls the function WithQueryReturned put in ctx, if any
+// (for clients outside this package).
+func QueryReturned(ctx context.Context) { queryReturned(ctx) }
 
 func queryReturned(ctx context.Context) {
 	if fn, ok := ctx.Value(queryReturnedKey{}).(func()); ok {

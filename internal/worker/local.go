@@ -112,7 +112,7 @@ func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	if j.Settings["in-memory"] != "true" {
+	if j.Settings["in-memory"] != "true" && !engine.IsServed(tgt.Engine()) {
 		// A controller checks the path before it hands it over; a worker
 		// started by hand or by another program checks again.
 		k := workload.DBKind(wl)
@@ -166,7 +166,7 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 		}
 	}
 	if j.Digest {
-		d, err := Digest(ctx, sess.DB())
+		d, err := Digest(ctx, sess.DB(), sess.Dialect())
 		if err != nil {
 			return Event{}, fmt.Errorf("digest after setup: %w", err)
 		}
@@ -224,7 +224,7 @@ func (l *Local) Run(ctx context.Context, emit func(Event)) (Event, error) {
 	fin.Notes = env.Notes
 	fin.Conns = l.sess.OpenedConns()
 	if runErr == nil && ctx.Err() == nil && j.Digest {
-		d, err := Digest(ctx, l.sess.DB())
+		d, err := Digest(ctx, l.sess.DB(), l.sess.Dialect())
 		if err != nil {
 			runErr = fmt.Errorf("digest after run: %w", err)
 		}

@@ -129,8 +129,9 @@ type Event struct {
 	EngineVersion  string   `json:"engine_version,omitempty"`
 	CompileOptions []string `json:"compile_options,omitempty"`
 	JournalMode    string   `json:"journal_mode,omitempty"`
-	// InForce are settings as the connection reports them (journal_mode,
-	// synchronous, …), read back after the settings were applied.
+	// InForce are the engine's settings as the connection or server reports
+	// them (journal_mode, synchronous, a server's), read back after the
+	// settings were applied.
 	InForce map[string]string `json:"in_force,omitempty"`
 	SetupMS float64           `json:"setup_ms,omitempty"`
 

@@ -4,12 +4,19 @@ go 1.26.8
 
 require github.com/litebench/litebench v0.0.0-00010101000000-000000000000
 
-require github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+require (
+	github.com/google/pprof v0.0.0-20260802141513-ef3492d7dac3 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/molecule-man/go-brrr v1.3.0 // indirect
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	github.com/valyala/fasthttp v1.77.0 // indirect
+)
 
 require (
 	crawshaw.io/sqlite v0.3.2
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 replace github.com/litebench/litebench => ../..

@@ -572,7 +572,7 @@ func TestPragmas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	settingsJSON, err := json.Marshal(s.For(sqlite.Name))
+	settingsJSON, err := json.Marshal(s.WorkerMap(sqlite.Name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ var LibVersion string
 
 func init() {
 	settings.Register(Name, specs, nil)
+	settings.Share("sync", Name) // mapped onto what dqlite offers; see CheckCell
 	engine.Register(Engine)
 }
 

@@ -12,7 +12,7 @@ import (
 // specs are SQLite's settings, under their flag names, in display order.
 var specs = []settings.Spec{
 	spec("journal", "default", "journal_mode: default (the driver's), delete, truncate, persist, memory, wal, off", settings.OneOf("default", "delete", "truncate", "persist", "memory", "wal", "off")),
-	spec("sync", "default", "synchronous: default, off, normal, full, extra (or 0-3)", syncCanon),
+	spec("sync", "default", "commit durability: default, off, normal, full, extra (or 0-3); SQLite's synchronous, mapped onto each server's (docs/engines.md)", syncCanon),
 	spec("busy-timeout", "5000", "busy_timeout in milliseconds (0 = fail at once on SQLITE_BUSY)", settings.IntRange(0, 1<<31-1)),
 	{Key: "cache-size", Default: "default", Help: "cache_size: a size such as 64MiB or 64MB (set as SQLite's negative KiB), or pages as a plain positive number", Canon: settings.Optional(cacheSizeCanon), Show: showCacheSize},
 	spec("mmap-size", "default", "mmap_size: a size such as 256MiB, or bytes", settings.Optional(settings.ByteRange(0, 1<<50))),
