@@ -120,8 +120,8 @@ func TestDqliteSweepAndRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--target", "mattn", "--nodes", "3"}, "--nodes 3 is a dqlite setting"},
-		{[]string{"--target", "dqlite", "--journal", "wal"}, "--journal wal is a sqlite setting"},
+		{[]string{"--target", "mattn", "--nodes", "3"}, "--nodes applies to dqlite only"},
+		{[]string{"--target", "dqlite", "--journal", "wal"}, "--journal applies to sqlite only"},
 		{[]string{"--target", "dqlite", "--sync", "off"}, "dqlite cannot honour it"},
 		{[]string{"--target", "dqlite", "--tx", "immediate"}, "--tx immediate"},
 		{[]string{"--target", "dqlite", "--nodes", "2"}, "--nodes"},
