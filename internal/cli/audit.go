@@ -146,6 +146,11 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, sp := range p.specs {
+		if engine.IsServed(sp.Target.Engine()) {
+			return usagef("audit: %s is a server engine, which the audit cannot crash (it kills worker processes on SQLite files and dqlite nodes); drop it from --target", sp.Target.Name())
+		}
+	}
 	if !set["fault"] {
 		cfg.Faults = clusterFaults(p.specs, cfg.Faults)
 	}
@@ -228,6 +233,9 @@ func auditOutcome(rs []*results.Result, cells int) error {
 // auditFaultsOf names the faults 'litebench audit' can inject on t:
 // power loss needs a target that opens through a Go VFS.
 func auditFaultsOf(t target.Target) string {
+	if engine.IsServed(t.Engine()) {
+		return "-" // a server's durability is not audited (see 'litebench audit --help')
+	}
 	if engine.IsServer(t.Engine()) {
 		return strings.Join(audit.ClusterFaults, ", ")
 	}

@@ -327,3 +327,24 @@ func strings1(t *testing.T, db *sql.DB, q string) []string {
 	}
 	return out
 }
+
+// TestAuditRefusesServerEngines: the audit kills worker processes on
+// SQLite files and dqlite nodes; a server engine is refused before
+// anything starts, in one line, and list targets shows no fault for it.
+func TestAuditRefusesServerEngines(t *testing.T) {
+	requireEngine(t, "postgres")
+	dir := t.TempDir()
+	o := run(t, context.Background(), "audit", "write", "--target", "postgres", "--trials", "1", "--no-store", "--dir", dir)
+	if o.code != 2 || !strings.Contains(o.err, "postgres is a server engine") || strings.Count(strings.TrimSpace(o.err), "\n") > 0 {
+		t.Errorf("exit %d, %q; want 2 and one line", o.code, o.err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("the refused audit left %d entries in --dir", len(ents))
+	}
+	o = run(t, context.Background(), "list", "targets")
+	for _, l := range strings.Split(o.out, "\n") {
+		if strings.HasPrefix(l, "postgres ") && strings.Contains(l, "process-kill") {
+			t.Errorf("list targets offers an audit fault for postgres: %s", l)
+		}
+	}
+}

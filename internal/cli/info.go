@@ -49,7 +49,7 @@ DESCRIPTION
 	what := fs.Arg(0)
 	switch what {
 	case "targets":
-		t := &report.Table{Headers: []string{"target", "engine", "language", "placement", "api", "sqlite", "driver", "driver version", "audit faults", "status"}}
+		t := &report.Table{Headers: []string{"target", "engine", "language", "placement", "api", "engine version", "driver", "driver version", "audit faults", "status"}}
 		ts, us := target.All()
 		for _, x := range ts {
 			v, err := x.Version()
