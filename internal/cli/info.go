@@ -57,7 +57,7 @@ DESCRIPTION
 			if err != nil {
 				status = "error: " + err.Error()
 			}
-			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), targetLanguage(x), string(x.Placement()), x.API(), v, x.Module(), orDash(runner.ClientVersion(x)), auditFaultsOf(x), status})
+			t.Rows = append(t.Rows, []string{x.Name(), x.Engine().Name(), x.Placement().Language(), string(x.Placement()), x.API(), v, x.Module(), orDash(runner.ClientVersion(x)), auditFaultsOf(x), status})
 		}
 		for _, u := range us {
 			t.Rows = append(t.Rows, []string{u.Name, u.Engine, "-", "-", u.API, "-", u.Module, "-", "-", "not loaded: " + u.Reason})
@@ -637,13 +637,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// targetLanguage is the language t's client runs in: Go in this process,
-// the worker's language in a process of its own.
-func targetLanguage(t target.Target) string {
-	if l, ok := strings.CutPrefix(string(t.Placement()), "process:"); ok {
-		return l
-	}
-	return "go"
 }

@@ -20,15 +20,6 @@ func init() {
 		suiteGoVsPython})
 }
 
-// language is the language a result's worker ran in: "go" in-process,
-// the worker's language otherwise.
-func language(r *results.Result) string {
-	if l, ok := strings.CutPrefix(r.Placement, "process:"); ok {
-		return l
-	}
-	return "go"
-}
-
 // workerTargets are the targets of other languages' workers that this
 // checkout has built, in the registry's order, and one line naming the
 // ones that are not (nil when every worker is there).
@@ -135,7 +126,7 @@ func languageTable(rs []*results.Result) *report.Table {
 		if first.ClientVersion != "" {
 			driver += " " + first.ClientVersion
 		}
-		t.Rows = append(t.Rows, []string{name, language(first), driver, first.EngineVersion,
+		t.Rows = append(t.Rows, []string{name, target.Placement(first.Placement).Language(), driver, first.EngineVersion,
 			cell(p.ins, func(r *results.Result) string { return report.Num(r.RowsPerSecond) }),
 			cell(p.ins, func(r *results.Result) string { _, p99 := opLat(r, "insert"); return p99 }),
 			cell(p.scan, func(r *results.Result) string { return report.Num(r.RowsPerSecond) }),
@@ -203,7 +194,7 @@ func goVsPythonTable(rs []*results.Result) *report.Table {
 		} else if base > 0 && r.Elapsed > 0 {
 			ratio = fmt.Sprintf("×%.2f time", r.Elapsed/base)
 		}
-		t.Rows = append(t.Rows, []string{r.Target, language(r), strconv.FormatInt(r.Rows, 10),
+		t.Rows = append(t.Rows, []string{r.Target, target.Placement(r.Placement).Language(), strconv.FormatInt(r.Rows, 10),
 			report.Num(figure(r, "query_returned")) + "µs", report.Num(figure(r, "first_row")) + "µs",
 			fmt.Sprintf("%.3fs", r.Elapsed), report.Num(figure(r, "per_row")), ratio, v})
 	}

@@ -71,10 +71,11 @@ func suiteOutgrow(ctx context.Context, s *suiteRun) error {
 		}
 		sqliteTarget = s.targets[0].Name()
 	}
+	engines := outgrowEngines(sqliteTarget)
 	var cells []sweep.Step
 	var missing []string
 	for _, lv := range outgrowLevels {
-		for _, e := range outgrowEngines(sqliteTarget) {
+		for _, e := range engines {
 			t, err := target.Get(e.target)
 			if err != nil {
 				if lv.sync == "full" {
@@ -88,7 +89,7 @@ func suiteOutgrow(ctx context.Context, s *suiteRun) error {
 			cells = append(cells, on(lv.label, []step{s.outgrowSteps(e, lv.sync)}, t)...)
 		}
 	}
-	if len(missing) == len(outgrowEngines(sqliteTarget)) {
+	if len(missing) == len(engines) {
 		return usagef("suite outgrow: no engine is available")
 	}
 	for _, m := range missing {

@@ -67,9 +67,6 @@ func ClientVersion(t target.Target) string {
 	if v, ok := t.Client().(interface{ ClientVersion() string }); ok {
 		return v.ClientVersion()
 	}
-	if v, ok := t.(interface{ ClientVersion() string }); ok {
-		return v.ClientVersion()
-	}
 	return moduleVersion(t.Module())
 }
 

@@ -86,6 +86,20 @@ func (s Settings) For(engine string) Settings {
 	return c
 }
 
+// WorkerMap is Map as a worker of engine's clients is sent it: the
+// application-side settings and those that apply to engine (its own and
+// the ones it shares). A worker of another language knows its engine's
+// settings, not every one litebench has registered.
+func (s Settings) WorkerMap(engine string) map[string]string {
+	m := s.Map()
+	for k := range m {
+		if sp := Lookup(k); sp != nil && sp.Engine != "" && !Applies(k, engine) {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
 // NotFor explains why key has no effect on engine ("" when it has one).
 func NotFor(key, engine string) string {
 	if Applies(key, engine) {

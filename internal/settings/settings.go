@@ -136,21 +136,6 @@ func (s Settings) Clone() Settings {
 }
 
 // Map returns a copy of every setting as key → canonical value.
-// WorkerMap is Map as a worker of engine's clients is sent it: every setting of
-// the application side and of that engine, and another engine's only
-// where it is not at its default (an engine that reads another's setting,
-// as dqlite reads sync). A worker of another language knows its engine's
-// settings, not every one litebench has registered.
-func (s Settings) WorkerMap(engine string) map[string]string {
-	m := s.Map()
-	for k, v := range m {
-		if sp := Lookup(k); sp != nil && sp.Engine != "" && sp.Engine != engine && v == sp.Default {
-			delete(m, k)
-		}
-	}
-	return m
-}
-
 func (s Settings) Map() map[string]string {
 	m := make(map[string]string, len(s.v))
 	for k, v := range s.v {

@@ -138,9 +138,9 @@ func TestApplyDSN(t *testing.T) {
 	}
 }
 
-// TestWorkerMapLeavesOutOtherEnginesDefaults: a worker of one engine is not sent
-// another engine's settings at their defaults (it would refuse them as
-// unknown), but is sent one set on purpose.
+// TestWorkerMapLeavesOutOtherEnginesDefaults: a worker of one engine is not
+// sent another engine's settings (it would refuse them as unknown), but is
+// sent its own, the application side's, and those its engine shares.
 func TestWorkerMapLeavesOutOtherEnginesDefaults(t *testing.T) {
 	settings.Register("other-engine-for-test", []settings.Spec{{Key: "other-knob", Default: "1", Canon: settings.IntRange(0, 9)}}, nil)
 	s := settings.Default()
@@ -152,5 +152,9 @@ func TestWorkerMapLeavesOutOtherEnginesDefaults(t *testing.T) {
 	}
 	if _, ok := s.WorkerMap("other-engine-for-test")["other-knob"]; !ok {
 		t.Errorf("the engine's own setting was left out")
+	}
+	settings.Share("other-knob", "sqlite")
+	if _, ok := s.WorkerMap("sqlite")["other-knob"]; !ok {
+		t.Errorf("a setting the engine shares was left out")
 	}
 }

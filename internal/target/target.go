@@ -108,6 +108,16 @@ const InProcess Placement = "in-process"
 // IsProcess reports whether p runs the client in a process of its own.
 func (p Placement) IsProcess() bool { return p != InProcess && p != "" }
 
+// Language is the language the client runs in: its worker's
+// ("process:python"), or Go (in this process, or a 'litebench worker'
+// child).
+func (p Placement) Language() string {
+	if l, ok := strings.CutPrefix(string(p), "process:"); ok {
+		return l
+	}
+	return "go"
+}
+
 // Target is engine × client × placement, what a user names.
 type Target interface {
 	Name() string
