@@ -23,12 +23,9 @@ func IsServer(e Engine) bool {
 }
 
 // Borrower is an engine that reads some settings another engine
-// registered, in its own way (dqlite reads SQLite's --sync), and checks
-// the values one of its runs is given.
+// registered, in its own way (dqlite reads SQLite's --sync; it declares
+// so with settings.Share), and checks the values one of its runs is given.
 type Borrower interface {
-	// Borrows reports whether the engine reads key, another engine's
-	// setting.
-	Borrows(key string) bool
 	// CheckCell refuses, in one line naming the fix, settings a run of
 	// the engine cannot honour.
 	CheckCell(s settings.Settings) error

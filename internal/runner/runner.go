@@ -168,7 +168,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	case engine.IsServer(e):
 		// A cluster the engine starts for the run (or the audit's own).
 		var release func()
-		if inst, release, err = provision(ctx, sp, ""); err != nil {
+		if inst, release, err = provision(ctx, sp); err != nil {
 			return fail(err)
 		}
 		defer release()

@@ -8,18 +8,13 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
-// provision is the run's instance and what ends it. A file engine's
-// instance is the path the runner has claimed (the engine only names and
-// opens it). A server engine's (a dqlite cluster) is started here, in the
-// run's directory, and stopped and removed when the run ends, whether it
-// ends well, fails or is interrupted; unless the spec brings its own
-// (the durability audit's, which it strikes and checks itself).
-func provision(ctx context.Context, sp Spec, path string) (engine.Instance, func(), error) {
+// provision is the instance of a run on a cluster engine (dqlite) and
+// what ends it: started here, in the run's directory, and stopped and
+// removed when the run ends, whether it ends well, fails or is
+// interrupted; unless the spec brings its own (the durability audit's,
+// which it strikes and checks itself).
+func provision(ctx context.Context, sp Spec) (engine.Instance, func(), error) {
 	e := sp.Target.Engine()
-	if !engine.IsServer(e) {
-		inst, err := e.Provision(ctx, engine.Request{Settings: sp.Settings, Path: path, Name: sp.RunID, Reuse: true, Keep: true})
-		return inst, func() {}, err
-	}
 	if sp.Instance != nil {
 		return sp.Instance, func() {}, nil
 	}

@@ -64,10 +64,6 @@ func (dqliteEngine) Dialect() dialect.Dialect  { return Dialect }
 func (dqliteEngine) Settings() []settings.Spec { return append([]settings.Spec(nil), specs...) }
 func (dqliteEngine) Server()                   {}
 
-// Borrows names SQLite's settings a dqlite run reads: --sync, which it
-// checks (dqlite has no durability setting of its own to map it onto).
-func (dqliteEngine) Borrows(key string) bool { return key == "sync" }
-
 // CheckCell refuses --sync values dqlite cannot honour. dqlite (1.11)
 // appends every transaction to the Raft log and fsyncs it on a majority
 // of the voters before the commit returns, and has no setting that
