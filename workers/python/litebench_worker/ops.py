@@ -444,6 +444,8 @@ class Engine:
 
     def closed_worker(self, i, role):
         w = self.w
+        if hasattr(w, "closed_worker"):
+            return w.closed_worker(self, i, role)  # a workload with a loop of its own
         users = w.readers + (w.writers if w.wpool is self.env.pool else 0)
         ex = self.executor(i, role, users, w.writers)
         self.ready.wait()

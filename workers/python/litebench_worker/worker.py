@@ -9,6 +9,7 @@ from time import perf_counter_ns as pc
 from . import db
 from .hist import INTERVAL, IntervalTaker, merge
 from .ops import Ops
+from .program import Program
 from .settings import WORKLOADS, BadInput, Params, Settings
 from .workloads import Env, Failed, Insert, Scan, Stop
 
@@ -58,9 +59,13 @@ class Worker:
         if target != c.target:
             raise BadInput("job: target %s sent to the %s worker" % (target, c.target))
         name = job.get("workload", "")
-        p = Params(name, job.get("params") or {})
-        s = Settings(WORKLOADS[name][1], job.get("settings") or {})
-        self.wl = new_workload(name, p, s)
+        if job.get("program") is not None:
+            s = Settings({}, job.get("settings") or {})
+            self.wl = Program(job["program"], s)
+        else:
+            p = Params(name, job.get("params") or {})  # first: it refuses an unknown workload
+            s = Settings(WORKLOADS[name][1], job.get("settings") or {})
+            self.wl = new_workload(name, p, s)
         path = job.get("path", "")
         memory = s.bool("in-memory")
         if not memory:
@@ -184,9 +189,10 @@ class Worker:
     def done(self, final=False):
         """Rows (insert, scan) or measured operations so far: during the run,
         operations are counted from the intervals taken."""
-        if not isinstance(self.wl, Ops):
+        if not isinstance(self.wl, (Ops, Program)):
             return self.env.done
-        return sum(sum(r.count) for r in self.env.recorders) if final else self.taken
+        n = getattr(self.wl, "ntx", None)  # a program's parts are not operations of their own
+        return sum(sum(r.count[:n]) for r in self.env.recorders) if final else self.taken
 
     def intervals(self, send):
         """Sends an interval every job.interval_ns from the live recorders,
