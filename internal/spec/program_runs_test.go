@@ -4,18 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
 // runnerCasesPath holds programs with the content digests the reference
-// evaluator gives after set-up and after the run: what a worker of
-// another language checks its program runner against.
-const runnerCasesPath = "../../workers/python/tests/data/programs.json"
+// evaluator gives after set-up and after the run: what the workers of
+// other languages check their program runners against.
+const runnerCasesPath = "testdata/program-runs.json"
 
 // runnerCase is a program, the settings of its job and its digests.
 type runnerCase struct {
+	ID       string            `json:"id"`
 	Name     string            `json:"name"`
 	Settings map[string]string `json:"settings"`
 	Program  json.RawMessage   `json:"program"`
@@ -26,14 +28,12 @@ type runnerCase struct {
 // The runner cases on disk are what the reference gives (-update
 // rewrites them).
 func TestProgramRunnerCases(t *testing.T) {
-	ex := "../../examples/"
-	count := map[string]string{"count": "300"}
-	cases := []programCase{
-		{"kv", fileDef(t, "testdata/program/kv.toml"), map[string]string{"count": "300", "keys": "1000"}, true},
-		{"select-only", scriptsDef(t, ex+"pgbench/init.sql", []string{"scale=1"}, ex+"pgbench/select.sql"), count, true},
-	}
 	var out []runnerCase
-	for _, c := range cases {
+	seen := map[string]int{}
+	for _, c := range ProgramCases(t) {
+		if !c.deterministic {
+			continue
+		}
 		j := c.job(t, filepath.Join(t.TempDir(), "x.db"))
 		p := c.program(t, j)
 		b, err := json.Marshal(p)
@@ -41,7 +41,12 @@ func TestProgramRunnerCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		setup, final := runReference(t, p, filepath.Join(t.TempDir(), "ref.db"))
-		out = append(out, runnerCase{Name: c.name, Settings: j.Settings, Program: b, Setup: setup, Final: final})
+		seen[c.name]++
+		id := c.name
+		if n := seen[c.name]; n > 1 {
+			id = fmt.Sprintf("%s-%d", c.name, n)
+		}
+		out = append(out, runnerCase{ID: id, Name: c.name, Settings: j.Settings, Program: b, Setup: setup, Final: final})
 	}
 	b, err := json.MarshalIndent(out, "", " ")
 	if err != nil {
