@@ -6,7 +6,6 @@
 package httpclient
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +53,14 @@ const bufSize = 16 << 10
 // ErrStatus is wrapped by the error of a response whose status is not 200.
 var ErrStatus = errors.New("unexpected status")
 
+// statusError is the error of a response whose status is not 200.
+type statusError int
+
+func (e statusError) Error() string { return fmt.Sprintf("%v %d", ErrStatus, int(e)) }
+func (e statusError) Unwrap() error { return ErrStatus }
+
+func statusErr(status int) error { return statusError(status) }
+
 // Client sends requests to one target over one connection at a time,
 // opened when first needed and again after an error. It is used by one
 // goroutine.
@@ -69,6 +76,7 @@ type Client struct {
 	dl   time.Time   // conn's current deadline
 	buf  []byte
 	r, w int // unread bytes are buf[r:w]
+	p    parser
 }
 
 // New returns a client of t. When ctx ends, a request in flight fails at
@@ -152,55 +160,47 @@ func (c *Client) roundTrip() (status int, n int64, got bool, err error) {
 	if _, err = c.conn.Write(c.t.req); err != nil {
 		return 0, 0, false, err
 	}
-	// Header: up to the blank line.
-	end := -1
+	c.p.reset()
 	for {
-		if end = bytes.Index(c.buf[c.r:c.w], crlf2); end >= 0 {
+		used, done, ferr := c.p.feed(c.buf[c.r:c.w])
+		c.r += used
+		got = got || used > 0
+		if ferr != nil {
+			return 0, c.p.n, got, ferr
+		}
+		if done {
 			break
 		}
-		if err = c.fill(); err != nil {
-			return 0, 0, c.w > c.r, err
+		if err = c.fill(); err == io.EOF {
+			err = c.p.eof(got || c.w > c.r)
+		}
+		if err != nil {
+			return c.p.status, c.p.n, got || c.w > c.r, err
+		}
+		if c.p.state == stDone { // a body that ended with the connection
+			break
 		}
 	}
-	got = true
-	head := c.buf[c.r : c.r+end+2]
-	c.r += end + 4
-	var h header
-	if err = h.parse(head); err != nil {
-		return 0, 0, got, err
-	}
-	status = h.status
-	switch {
-	case h.chunked:
-		n, err = c.chunked()
-	case h.length >= 0:
-		n, err = c.discard(h.length)
-	case status == 204 || status == 304 || status < 200:
-	default:
-		n, err = c.toEOF()
-		h.close = true
-	}
-	if err != nil {
-		return status, n, got, err
-	}
+	status, n = c.p.status, c.p.n
 	c.used = true
-	if h.close {
+	if c.p.close {
 		c.drop()
 	}
 	if status != 200 {
-		return status, n, got, fmt.Errorf("%w %d", ErrStatus, status)
+		return status, n, got, statusErr(status)
 	}
 	return status, n, got, nil
 }
 
-var crlf2 = []byte("\r\n\r\n")
-
 // fill reads more of the response into the buffer, moving the unread
 // bytes to its start first when it is full.
 func (c *Client) fill() error {
+	if c.r == c.w {
+		c.r, c.w = 0, 0
+	}
 	if c.w == len(c.buf) {
 		if c.r == 0 {
-			return errors.New("response header larger than 16 KiB")
+			return errHeaderSize
 		}
 		c.w = copy(c.buf, c.buf[c.r:c.w])
 		c.r = 0
@@ -214,170 +214,4 @@ func (c *Client) fill() error {
 		err = io.ErrNoProgress
 	}
 	return err
-}
-
-// discard consumes n bytes of body.
-func (c *Client) discard(n int64) (int64, error) {
-	left := n
-	for left > 0 {
-		if c.r == c.w {
-			c.r, c.w = 0, 0
-			if err := c.fill(); err != nil {
-				if err == io.EOF {
-					err = io.ErrUnexpectedEOF
-				}
-				return n - left, err
-			}
-		}
-		k := min(int64(c.w-c.r), left)
-		c.r += int(k)
-		left -= k
-	}
-	return n, nil
-}
-
-// toEOF consumes a body that ends with the connection.
-func (c *Client) toEOF() (int64, error) {
-	n := int64(c.w - c.r)
-	for {
-		c.r, c.w = 0, 0
-		err := c.fill()
-		n += int64(c.w)
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-}
-
-// line returns the next CRLF-terminated line (without the CRLF).
-func (c *Client) line() ([]byte, error) {
-	for {
-		if i := bytes.Index(c.buf[c.r:c.w], crlf2[:2]); i >= 0 {
-			l := c.buf[c.r : c.r+i]
-			c.r += i + 2
-			return l, nil
-		}
-		if err := c.fill(); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-	}
-}
-
-// chunked consumes a chunked body and its trailer.
-func (c *Client) chunked() (int64, error) {
-	var n int64
-	for {
-		l, err := c.line()
-		if err != nil {
-			return n, err
-		}
-		if i := bytes.IndexByte(l, ';'); i >= 0 {
-			l = l[:i]
-		}
-		size, ok := parseUint(bytes.TrimSpace(l), 16)
-		if !ok {
-			return n, fmt.Errorf("bad chunk size %q", l)
-		}
-		if size == 0 {
-			for { // trailer, up to an empty line
-				l, err := c.line()
-				if err != nil {
-					return n, err
-				}
-				if len(l) == 0 {
-					return n, nil
-				}
-			}
-		}
-		if _, err := c.discard(size); err != nil {
-			return n, err
-		}
-		n += size
-		if l, err := c.line(); err != nil || len(l) != 0 {
-			if err == nil {
-				err = errors.New("chunk not followed by CRLF")
-			}
-			return n, err
-		}
-	}
-}
-
-// header is what the client reads of a response header.
-type header struct {
-	status  int
-	length  int64 // -1 when absent
-	chunked bool
-	close   bool
-}
-
-// parse reads the status line and the headers that frame the body.
-func (h *header) parse(b []byte) error {
-	h.length = -1
-	i := bytes.Index(b, crlf2[:2])
-	sl := b[:i]
-	if len(sl) < 12 || !bytes.HasPrefix(sl, []byte("HTTP/1.")) || sl[8] != ' ' {
-		return fmt.Errorf("bad status line %q", sl)
-	}
-	st, ok := parseUint(sl[9:12], 10)
-	if !ok || st < 100 || (len(sl) > 12 && sl[12] != ' ') {
-		return fmt.Errorf("bad status line %q", sl)
-	}
-	h.status = int(st)
-	h.close = sl[7] == '0' // HTTP/1.0 closes unless it says keep-alive
-	for b = b[i+2:]; len(b) > 0; {
-		j := bytes.Index(b, crlf2[:2])
-		l := b[:j]
-		b = b[j+2:]
-		k := bytes.IndexByte(l, ':')
-		if k < 0 {
-			return fmt.Errorf("bad header line %q", l)
-		}
-		name, v := l[:k], bytes.TrimSpace(l[k+1:])
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			n, ok := parseUint(v, 10)
-			if !ok {
-				return fmt.Errorf("bad Content-Length %q", v)
-			}
-			h.length = n
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			h.chunked = bytes.EqualFold(v, []byte("chunked"))
-		case bytes.EqualFold(name, []byte("Connection")):
-			if bytes.EqualFold(v, []byte("close")) {
-				h.close = true
-			} else if bytes.EqualFold(v, []byte("keep-alive")) {
-				h.close = false
-			}
-		}
-	}
-	return nil
-}
-
-// parseUint parses a number in base 10 or 16 without allocating.
-func parseUint(b []byte, base int64) (int64, bool) {
-	if len(b) == 0 || len(b) > 15 {
-		return 0, false
-	}
-	var n int64
-	for _, ch := range b {
-		var d int64
-		switch {
-		case '0' <= ch && ch <= '9':
-			d = int64(ch - '0')
-		case base == 16 && 'a' <= ch && ch <= 'f':
-			d = int64(ch-'a') + 10
-		case base == 16 && 'A' <= ch && ch <= 'F':
-			d = int64(ch-'A') + 10
-		default:
-			return 0, false
-		}
-		n = n*base + d
-	}
-	return n, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -89,6 +90,54 @@ func client(t testing.TB, url string) *Client {
 	return c
 }
 
+// getter is a client sending one request at a time: the Client, or a
+// Loop of one connection.
+type getter interface {
+	Get() (status int, n int64, err error)
+	dials() int
+}
+
+func (c *Client) dials() int { return c.Dials }
+
+type loopGetter struct{ l *Loop }
+
+func (g loopGetter) dials() int { return g.l.Dials }
+
+func (g loopGetter) Get() (int, int64, error) {
+	if err := g.l.Start(0); err != nil {
+		return 0, 0, err
+	}
+	rs, err := g.l.Wait()
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(rs) != 1 || rs[0].Conn != 0 {
+		return 0, 0, fmt.Errorf("results %+v for one request", rs)
+	}
+	return rs[0].Status, rs[0].N, rs[0].Err
+}
+
+func loopClient(t testing.TB, ctx context.Context, url string) loopGetter {
+	tg, err := Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoop(ctx, tg, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(l.Close)
+	return loopGetter{l}
+}
+
+// eachClient runs f with a maker of each kind of client.
+func eachClient(t *testing.T, f func(t *testing.T, mk func(url string) getter)) {
+	t.Run("client", func(t *testing.T) { f(t, func(url string) getter { return client(t, url) }) })
+	t.Run("loop", func(t *testing.T) {
+		f(t, func(url string) getter { return loopClient(t, context.Background(), url) })
+	})
+}
+
 const ok5 = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello"
 
 func TestGetFramings(t *testing.T) {
@@ -106,21 +155,23 @@ func TestGetFramings(t *testing.T) {
 		{"empty 204", "HTTP/1.1 204 No Content\r\n\r\n", 204, 0, 1},
 		{"404 with body", "HTTP/1.1 404 Not Found\r\nContent-Length: 13\r\n\r\nno such page\n", 404, 13, 1},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := serveCanned(t, c.resp)
-			cl := client(t, s.url())
-			for i := 0; i < 3; i++ {
-				status, n, err := cl.Get()
-				if status != c.status || n != c.n {
-					t.Fatalf("request %d: status %d, %d bytes, want %d, %d (%v)", i, status, n, c.status, c.n, err)
+		eachClient(t, func(t *testing.T, mk func(string) getter) {
+			t.Run(c.name, func(t *testing.T) {
+				s := serveCanned(t, c.resp)
+				cl := mk(s.url())
+				for i := 0; i < 3; i++ {
+					status, n, err := cl.Get()
+					if status != c.status || n != c.n {
+						t.Fatalf("request %d: status %d, %d bytes, want %d, %d (%v)", i, status, n, c.status, c.n, err)
+					}
+					if (err != nil) != (c.status != 200) || (err != nil && !errors.Is(err, ErrStatus)) {
+						t.Fatalf("request %d: error %v with status %d", i, err, status)
+					}
 				}
-				if (err != nil) != (c.status != 200) || (err != nil && !errors.Is(err, ErrStatus)) {
-					t.Fatalf("request %d: error %v with status %d", i, err, status)
+				if cl.dials() != c.dials || s.requests.Load() != 3 {
+					t.Errorf("%d dials for %d requests, want %d for 3", cl.dials(), s.requests.Load(), c.dials)
 				}
-			}
-			if cl.Dials != c.dials || s.requests.Load() != 3 {
-				t.Errorf("%d dials for %d requests, want %d for 3", cl.Dials, s.requests.Load(), c.dials)
-			}
+			})
 		})
 	}
 }
@@ -128,27 +179,29 @@ func TestGetFramings(t *testing.T) {
 // A kept-alive connection the server closed without answering is
 // replaced once, silently; a new connection's failure is an error.
 func TestGetRetriesStaleConnection(t *testing.T) {
-	// The server answers the first request, then closes the connection
-	// at the next one without answering; a new connection starts over.
-	s := serveCanned(t, ok5, "close")
-	cl := client(t, s.url())
-	for i := 0; i < 4; i++ {
-		if _, n, err := cl.Get(); err != nil || n != 5 {
-			t.Fatalf("request %d: %d bytes, %v", i, n, err)
+	eachClient(t, func(t *testing.T, mk func(string) getter) {
+		// The server answers the first request, then closes the connection
+		// at the next one without answering; a new connection starts over.
+		s := serveCanned(t, ok5, "close")
+		cl := mk(s.url())
+		for i := 0; i < 4; i++ {
+			if _, n, err := cl.Get(); err != nil || n != 5 {
+				t.Fatalf("request %d: %d bytes, %v", i, n, err)
+			}
 		}
-	}
-	if cl.Dials != 4 {
-		t.Errorf("%d dials, want 4 (each second request on a connection is refused)", cl.Dials)
-	}
-	// A server that never answers on a new connection: the error shows.
-	s = serveCanned(t, "close")
-	cl = client(t, s.url())
-	if _, _, err := cl.Get(); err == nil {
-		t.Fatal("a connection closed without a response is not an error")
-	}
-	if s.requests.Load() != 1 {
-		t.Errorf("sent %d times, want once", s.requests.Load())
-	}
+		if cl.dials() != 4 {
+			t.Errorf("%d dials, want 4 (each second request on a connection is refused)", cl.dials())
+		}
+		// A server that never answers on a new connection: the error shows.
+		s = serveCanned(t, "close")
+		cl = mk(s.url())
+		if _, _, err := cl.Get(); err == nil {
+			t.Fatal("a connection closed without a response is not an error")
+		}
+		if s.requests.Load() != 1 {
+			t.Errorf("sent %d times, want once", s.requests.Load())
+		}
+	})
 }
 
 func TestGetBadResponses(t *testing.T) {
@@ -160,11 +213,13 @@ func TestGetBadResponses(t *testing.T) {
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
 		"HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
 	} {
-		s := serveCanned(t, resp)
-		cl := client(t, s.url())
-		if status, n, err := cl.Get(); err == nil || errors.Is(err, ErrStatus) {
-			t.Errorf("%q: status %d, %d bytes, error %v; want a framing error", resp, status, n, err)
-		}
+		eachClient(t, func(t *testing.T, mk func(string) getter) {
+			s := serveCanned(t, resp)
+			cl := mk(s.url())
+			if status, n, err := cl.Get(); err == nil || errors.Is(err, ErrStatus) {
+				t.Errorf("%q: status %d, %d bytes, error %v; want a framing error", resp, status, n, err)
+			}
+		})
 	}
 }
 
@@ -223,28 +278,32 @@ func TestGetNetHTTP(t *testing.T) {
 	})}
 	go srv.Serve(ln) //nolint:errcheck
 	defer srv.Close()
-	cl := client(t, "http://"+ln.Addr().String()+"/?id=1")
-	for i := 0; i < 3; i++ {
-		if status, n, err := cl.Get(); status != 200 || n != int64(len(body)) || err != nil {
-			t.Fatalf("status %d, %d bytes, %v", status, n, err)
+	eachClient(t, func(t *testing.T, mk func(string) getter) {
+		cl := mk("http://" + ln.Addr().String() + "/?id=1")
+		for i := 0; i < 3; i++ {
+			if status, n, err := cl.Get(); status != 200 || n != int64(len(body)) || err != nil {
+				t.Fatalf("status %d, %d bytes, %v", status, n, err)
+			}
 		}
-	}
-	if cl.Dials != 1 {
-		t.Errorf("%d dials, want 1", cl.Dials)
-	}
+		if cl.dials() != 1 {
+			t.Errorf("%d dials, want 1", cl.dials())
+		}
+	})
 }
 
 // A request in steady state allocates nothing (the canned server does
 // not either).
 func TestGetAllocations(t *testing.T) {
-	s := serveCanned(t, ok5)
-	cl := client(t, s.url())
-	if _, _, err := cl.Get(); err != nil {
-		t.Fatal(err)
-	}
-	if a := testing.AllocsPerRun(500, func() { cl.Get() }); a > 0 { //nolint:errcheck
-		t.Errorf("%.1f allocations per request, want 0", a)
-	}
+	eachClient(t, func(t *testing.T, mk func(string) getter) {
+		s := serveCanned(t, ok5)
+		cl := mk(s.url())
+		if _, _, err := cl.Get(); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(500, func() { cl.Get() }); a > 0 { //nolint:errcheck
+			t.Errorf("%.1f allocations per request, want 0", a)
+		}
+	})
 }
 
 // The benchmarks load a server that answers from memory in the same
@@ -307,4 +366,34 @@ func BenchmarkGetNetHTTP(b *testing.B) {
 			resp.Body.Close()
 		}
 	})
+}
+
+// The parser reads a response in any pieces: each framing split at every
+// byte gives the same status and length as in one piece.
+func TestParserPieces(t *testing.T) {
+	for _, resp := range []string{
+		ok5,
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\nA\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n",
+		"HTTP/1.1 204 No Content\r\n\r\n",
+		"HTTP/1.1 404 Not Found\r\nContent-Length: 13\r\n\r\nno such page\n",
+	} {
+		var whole parser
+		used, done, err := whole.feed([]byte(resp))
+		if !done || err != nil || used != len(resp) {
+			t.Fatalf("%q in one piece: used %d of %d, done %v, %v", resp, used, len(resp), done, err)
+		}
+		for cut := 1; cut < len(resp); cut++ {
+			var p parser
+			b := []byte(resp[:cut])
+			used, done, err := p.feed(b)
+			if err != nil || done {
+				t.Fatalf("%q cut at %d: done %v, %v", resp, cut, done, err)
+			}
+			rest := append(b[used:], resp[cut:]...)
+			used, done, err = p.feed(rest)
+			if !done || err != nil || used != len(rest) || p.status != whole.status || p.n != whole.n {
+				t.Fatalf("%q cut at %d: status %d, %d bytes, done %v, %v; want %d, %d", resp, cut, p.status, p.n, done, err, whole.status, whole.n)
+			}
+		}
+	}
 }

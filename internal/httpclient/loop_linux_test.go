@@ -1,0 +1,105 @@
+package httpclient
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A loop's connections carry requests at the same time, each result
+// names its connection, and each connection has one request at a time.
+func TestLoopConnections(t *testing.T) {
+	body := strings.Repeat("y", 20000)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, body) //nolint:errcheck
+	})}
+	go srv.Serve(ln) //nolint:errcheck
+	defer srv.Close()
+	tg, _ := Parse("http://" + ln.Addr().String() + "/")
+	const conns, each = 7, 30
+	l, err := NewLoop(context.Background(), tg, conns)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer l.Close()
+	left := make([]int, conns)
+	for k := range left {
+		left[k] = each - 1
+		if err := l.Start(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inflight, done := conns, 0
+	for inflight > 0 {
+		rs, err := l.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			inflight--
+			done++
+			if r.Err != nil || r.Status != 200 || r.N != int64(len(body)) {
+				t.Fatalf("connection %d: status %d, %d bytes, %v", r.Conn, r.Status, r.N, r.Err)
+			}
+			if left[r.Conn] > 0 {
+				left[r.Conn]--
+				if err := l.Start(r.Conn); err != nil {
+					t.Fatal(err)
+				}
+				inflight++
+			}
+		}
+	}
+	if done != conns*each || l.Dials != conns {
+		t.Errorf("%d requests on %d connections, want %d on %d", done, l.Dials, conns*each, conns)
+	}
+}
+
+// An interrupt ends a Wait for a server that does not answer.
+func TestLoopInterrupted(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			defer c.Close()
+			io.Copy(io.Discard, c) //nolint:errcheck // never answers
+		}
+	}()
+	tg, _ := Parse("http://" + ln.Addr().String() + "/")
+	ctx, cancel := context.WithCancel(context.Background())
+	l, err := NewLoop(ctx, tg, 1)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer l.Close()
+	if err := l.Start(0); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := l.Wait(); done <- err }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != context.Canceled {
+			t.Fatalf("Wait = %v, want the interrupt", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an interrupt did not end the Wait")
+	}
+	if err := l.Start(0); err == nil {
+		t.Error("a request started after the interrupt")
+	}
+}
