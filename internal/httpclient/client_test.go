@@ -223,13 +223,13 @@ func TestGetBadResponses(t *testing.T) {
 	}
 }
 
-// An interrupt ends a request waiting for a server that does not answer.
-func TestGetInterrupted(t *testing.T) {
+// silentServer accepts a connection and never answers.
+func silentServer(t *testing.T) Target {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		c, err := ln.Accept()
 		if err == nil {
@@ -238,6 +238,12 @@ func TestGetInterrupted(t *testing.T) {
 		}
 	}()
 	tg, _ := Parse("http://" + ln.Addr().String() + "/")
+	return tg
+}
+
+// An interrupt ends a request waiting for a server that does not answer.
+func TestGetInterrupted(t *testing.T) {
+	tg := silentServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cl := New(ctx, tg)
 	defer cl.Close()

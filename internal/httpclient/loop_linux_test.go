@@ -65,19 +65,7 @@ func TestLoopConnections(t *testing.T) {
 
 // An interrupt ends a Wait for a server that does not answer.
 func TestLoopInterrupted(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			defer c.Close()
-			io.Copy(io.Discard, c) //nolint:errcheck // never answers
-		}
-	}()
-	tg, _ := Parse("http://" + ln.Addr().String() + "/")
+	tg := silentServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	l, err := NewLoop(ctx, tg, 1)
 	if err != nil {
