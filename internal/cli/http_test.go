@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -20,22 +21,26 @@ func metricsOf(j map[string]any) map[string]float64 {
 	return m
 }
 
-// A sweep over both HTTP servers runs each, and every result says how
-// much CPU the load generator (and, in the same process, the server) used.
+// A sweep over both HTTP servers and both clients runs each, every
+// request of the count succeeds, and every result says how much CPU the
+// load generator (and, in the same process, the server) used.
 func TestRunHTTPServersAndClientCPU(t *testing.T) {
 	o := run(t, context.Background(), "run", "http", "--server", "net/http,fasthttp", "--strategy", "prepared",
-		"--concurrency", "4", "--count", "400", "--rows", "2", "--no-store", "--progress", "0", "--format", "json")
+		"--client", "events,goroutines", "--concurrency", "4", "--count", "400", "--rows", "2", "--no-store", "--progress", "0", "--format", "json")
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s", o.code, o.err)
 	}
 	js := jsonLines(t, o.out)
-	if len(js) != 2 {
-		t.Fatalf("%d results, want 2", len(js))
+	if len(js) != 4 {
+		t.Fatalf("%d results, want 4", len(js))
 	}
-	for i, want := range []string{"net/http", "fasthttp"} {
-		j := js[i]
-		if p := j["params"].(map[string]any); p["server"] != want {
-			t.Errorf("result %d: server %v, want %s", i, p["server"], want)
+	seen := map[string]bool{}
+	for i, j := range js {
+		p := j["params"].(map[string]any)
+		want := fmt.Sprint(p["server"], " ", p["client"])
+		seen[want] = true
+		if got := j["ops"].([]any)[0].(map[string]any)["count"].(float64); got != 400 {
+			t.Errorf("result %d (%s): %v requests, want 400", i, want, got)
 		}
 		if e, _ := j["errors"].(map[string]any); len(e) != 0 {
 			t.Errorf("%s: errors %v", want, e)
@@ -49,6 +54,9 @@ func TestRunHTTPServersAndClientCPU(t *testing.T) {
 		if m["client_cpu"] < 0 || m["client_cpu"]+m["server_cpu"] > m["process_cpu"]*1.0001 {
 			t.Errorf("%s: client %.3f + server %.3f cores exceed the process's %.3f", want, m["client_cpu"], m["server_cpu"], m["process_cpu"])
 		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("cells %v, want each server with each client", seen)
 	}
 }
 
@@ -75,10 +83,11 @@ func TestServerFlagRefused(t *testing.T) {
 		{"read", "--server", "net/http"},
 		{"run", "http", "--server", "fiber"},
 		{"run", "http", "--server", "net/http,apache"},
+		{"run", "http", "--client", "threads"},
 		{"serve", "--server", "nginx"},
 	} {
 		o := run(t, context.Background(), append(args, "--no-store")...)
-		if o.code != 2 || strings.Count(strings.TrimSpace(o.err), "\n") != 0 || !strings.Contains(o.err, "server") {
+		if o.code != 2 || strings.Count(strings.TrimSpace(o.err), "\n") != 0 || !strings.Contains(o.err, "--"+strings.TrimPrefix(args[len(args)-2], "--")) {
 			t.Errorf("%v: exit %d, stderr %q", args, o.code, o.err)
 		}
 	}

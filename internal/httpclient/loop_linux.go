@@ -11,6 +11,9 @@ import (
 	"unsafe"
 )
 
+// HasLoop says whether this system has the event-loop client.
+const HasLoop = true
+
 // Loop drives several connections to one target from one goroutine, as
 // wrk's threads do: each connection carries one request at a time, and
 // the loop waits on an epoll set of its own for whichever answers first.

@@ -22,6 +22,9 @@ type Result struct {
 	Err    error
 }
 
+// HasLoop says whether this system has the event-loop client.
+const HasLoop = false
+
 // ErrNoLoop is NewLoop's error where there is no event loop.
 var ErrNoLoop = errors.New("the event-loop client needs Linux")
 

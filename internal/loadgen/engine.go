@@ -33,6 +33,28 @@ type Recording interface {
 	Record(rec *metrics.Recorder)
 }
 
+// Multiplexer runs the operations of several closed-loop workers from one
+// goroutine, as an event loop does: Start begins a worker's next operation
+// without waiting for it, and Wait returns those that ended. The engine
+// gives it workers 0 … n-1 of its own (its slots). It is used by one
+// goroutine.
+type Multiplexer interface {
+	// Start begins an operation of kind op on slot. An error is the
+	// operation's: it ended at once.
+	Start(slot, op int) error
+	// Wait blocks until at least one operation has ended and returns
+	// them (the slice is the multiplexer's, valid until the next call).
+	// It returns the ctx's error once the ctx it was made with ends.
+	Wait() ([]Ended, error)
+	Close()
+}
+
+// Ended is an operation a Multiplexer finished.
+type Ended struct {
+	Slot, Retries int
+	Err           error
+}
+
 // fatalError marks an error that ends the run instead of being counted.
 type fatalError struct{ error }
 
@@ -118,6 +140,14 @@ type Config struct {
 	LateAfter time.Duration
 	// NewExecutor makes worker i's executor (on the worker's goroutine).
 	NewExecutor func(worker int) (Executor, error)
+	// NewMultiplexer, when set, runs a closed loop on event loops instead
+	// of a goroutine per worker: loop i gets a multiplexer of n slots
+	// (workers i, i+Loops, …), made with the run's ctx. Open loop still
+	// uses NewExecutor.
+	NewMultiplexer func(ctx context.Context, loop, n int) (Multiplexer, error)
+	// Loops is how many event loops run a multiplexed closed loop
+	// (default: GOMAXPROCS, at most one per worker).
+	Loops int
 	// Classify names an error's kind (metrics.ErrorKinds).
 	Classify func(error) string
 	// NewRecorder returns a recorder that counts (registered with the run);
@@ -187,6 +217,9 @@ func Run(ctx context.Context, cfg Config) (Stats, error) {
 	}
 	if len(cfg.Roles) == 0 {
 		return Stats{}, errors.New("loadgen: no workers")
+	}
+	if cfg.NewMultiplexer != nil {
+		return runLoops(ctx, cfg)
 	}
 	return runClosed(ctx, cfg)
 }
@@ -373,13 +406,7 @@ func record(cfg *Config, rec *metrics.Recorder, op, retries int, err error, st *
 func runClosed(parent context.Context, cfg Config) (Stats, error) {
 	r, finish := start(parent, &cfg)
 	defer finish()
-	t0 := r.clk.Now()
-	r.ph.warmEnd = t0.Add(cfg.Warmup)
-	if cfg.Warmup <= 0 {
-		r.ph.begin(t0)
-	}
-	q := &quota{workers: int64(len(cfg.Roles))}
-	q.left.Store(cfg.Count)
+	q := r.closedStart()
 	var issued atomic.Int64
 	var wg sync.WaitGroup
 	for w, role := range cfg.Roles {
@@ -389,7 +416,25 @@ func runClosed(parent context.Context, cfg Config) (Stats, error) {
 			issued.Add(r.work(w, role, q))
 		}()
 	}
-	abandoned := r.wait(&wg)
+	return r.closedStats(&wg, &issued)
+}
+
+// closedStart starts a closed loop's clock (its warm-up, or the measured
+// part) and returns its quota.
+func (r *run) closedStart() *quota {
+	t0 := r.clk.Now()
+	r.ph.warmEnd = t0.Add(r.cfg.Warmup)
+	if r.cfg.Warmup <= 0 {
+		r.ph.begin(t0)
+	}
+	q := &quota{workers: int64(len(r.cfg.Roles))}
+	q.left.Store(r.cfg.Count)
+	return q
+}
+
+// closedStats waits for a closed loop's goroutines and describes the run.
+func (r *run) closedStats(wg *sync.WaitGroup, issued *atomic.Int64) (Stats, error) {
+	abandoned := r.wait(wg)
 	if r.st.err != nil {
 		return Stats{}, r.st.err
 	}
@@ -397,10 +442,10 @@ func runClosed(parent context.Context, cfg Config) (Stats, error) {
 	if !r.ph.measured.Load() {
 		r.ph.begin(end) // the warm-up outlasted the run (interrupted)
 	}
-	if cfg.Duration > 0 && end.After(r.ph.deadline) {
+	if r.cfg.Duration > 0 && end.After(r.ph.deadline) {
 		end = r.ph.deadline // the window; later completions are overruns
 	}
-	return Stats{Start: r.ph.start, End: end, Issued: issued.Load(), Executors: len(cfg.Roles),
+	return Stats{Start: r.ph.start, End: end, Issued: issued.Load(), Executors: len(r.cfg.Roles),
 		Interrupted: r.interrupted.Load(), Abandoned: abandoned}, r.ctx.Err()
 }
 

@@ -205,133 +205,212 @@ func runVirtual(t *testing.T, cfg Config, setup func(cancel context.CancelFunc))
 	return st, err, took
 }
 
+// chanMux is a Multiplexer over executors, for tests: each operation runs
+// on a goroutine of its own and ends on a channel.
+type chanMux struct {
+	ctx context.Context
+	exs []Executor
+	ch  chan Ended
+	out []Ended
+	wg  sync.WaitGroup
+}
+
+// testLoops is how many event loops the tests' multiplexed runs use.
+const testLoops = 2
+
+// muxOf makes multiplexers over cfg's executors: slot k of loop i is
+// worker i + k*testLoops, as the engine shares them out.
+func muxOf(newEx func(int) (Executor, error)) func(context.Context, int, int) (Multiplexer, error) {
+	return func(ctx context.Context, loop, n int) (Multiplexer, error) {
+		m := &chanMux{ctx: ctx, ch: make(chan Ended, n)}
+		for k := range n {
+			ex, err := newEx(loop + k*testLoops)
+			if err != nil {
+				return nil, err
+			}
+			m.exs = append(m.exs, ex)
+		}
+		return m, nil
+	}
+}
+
+func (m *chanMux) Start(slot, op int) error {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		r, err := m.exs[slot].Do(m.ctx, op)
+		m.ch <- Ended{Slot: slot, Retries: r, Err: err}
+	}()
+	return nil
+}
+
+func (m *chanMux) Wait() ([]Ended, error) {
+	select {
+	case e := <-m.ch:
+		m.out = append(m.out[:0], e)
+	case <-m.ctx.Done():
+		return nil, m.ctx.Err()
+	}
+	for {
+		select {
+		case e := <-m.ch:
+			m.out = append(m.out, e)
+		default:
+			return m.out, nil
+		}
+	}
+}
+
+// Close waits for the operations in flight (they end on their own).
+func (m *chanMux) Close() { m.wg.Wait() }
+
+// closedModes runs f for a closed loop on a goroutine per worker and on
+// event loops: mode sets a config up for the one being tested.
+func closedModes(t *testing.T, f func(t *testing.T, mode func(Config) Config)) {
+	t.Run("goroutines", func(t *testing.T) { f(t, func(c Config) Config { return c }) })
+	t.Run("event-loops", func(t *testing.T) {
+		f(t, func(c Config) Config {
+			c.NewMultiplexer, c.Loops = muxOf(c.NewExecutor), testLoops
+			return c
+		})
+	})
+}
+
 // at is an offset from the start of a run as runVirtual returns times.
 func at(d time.Duration) time.Time { return time.Unix(0, 0).Add(d) }
 
 func TestClosedLoopCountAndErrors(t *testing.T) {
-	ops := metrics.Ops{"read", "write"}
-	var n atomic.Int64
-	var rs recs
-	var done atomic.Int64
-	busy := errors.New("database is locked")
-	stats, err, _ := runVirtual(t, Config{
-		Ops: ops, Roles: []int{0, 0, 1}, Count: 3000,
-		NewExecutor: func(int) (Executor, error) {
-			return &fake{n: &n, d: 20 * time.Microsecond, failEvr: 10, err: busy}, nil
-		},
-		Classify:    func(error) string { return "busy" },
-		NewRecorder: rs.new(ops), Done: &done,
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stats.Issued != 3000 || n.Load() != 3000 {
-		t.Errorf("issued %d, ran %d, want 3000", stats.Issued, n.Load())
-	}
-	m := metrics.Merge(ops, rs.rs)
-	var okN, errN, retries int64
-	for _, o := range m {
-		okN += o.Count
-		errN += o.Errors["busy"]
-		retries += o.Retries
-	}
-	if okN+errN != 3000 || errN != 300 {
-		t.Errorf("ok %d + busy %d, want 2700 + 300", okN, errN)
-	}
-	if retries != 600 {
-		t.Errorf("retries %d, want 600 (2 per failed op)", retries)
-	}
-	if done.Load() != okN {
-		t.Errorf("done %d, want %d", done.Load(), okN)
-	}
-	if len(m) != 2 || m[1].Count == 0 {
-		t.Errorf("the writer's op kind is missing: %+v", m)
-	}
+	closedModes(t, func(t *testing.T, mode func(Config) Config) {
+		ops := metrics.Ops{"read", "write"}
+		var n atomic.Int64
+		var rs recs
+		var done atomic.Int64
+		busy := errors.New("database is locked")
+		stats, err, _ := runVirtual(t, mode(Config{
+			Ops: ops, Roles: []int{0, 0, 1}, Count: 3000,
+			NewExecutor: func(int) (Executor, error) {
+				return &fake{n: &n, d: 20 * time.Microsecond, failEvr: 10, err: busy}, nil
+			},
+			Classify:    func(error) string { return "busy" },
+			NewRecorder: rs.new(ops), Done: &done,
+		}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Issued != 3000 || n.Load() != 3000 {
+			t.Errorf("issued %d, ran %d, want 3000", stats.Issued, n.Load())
+		}
+		m := metrics.Merge(ops, rs.rs)
+		var okN, errN, retries int64
+		for _, o := range m {
+			okN += o.Count
+			errN += o.Errors["busy"]
+			retries += o.Retries
+		}
+		if okN+errN != 3000 || errN != 300 {
+			t.Errorf("ok %d + busy %d, want 2700 + 300", okN, errN)
+		}
+		if retries != 600 {
+			t.Errorf("retries %d, want 600 (2 per failed op)", retries)
+		}
+		if done.Load() != okN {
+			t.Errorf("done %d, want %d", done.Load(), okN)
+		}
+		if len(m) != 2 || m[1].Count == 0 {
+			t.Errorf("the writer's op kind is missing: %+v", m)
+		}
+	})
 }
 
 // Workers claim a counted run's operations in blocks: whatever the
 // number of workers and their speeds, exactly Count operations run, and
 // a slow worker is not left finishing a long block alone.
 func TestClosedLoopCountExact(t *testing.T) {
-	cases := []struct {
-		name    string
-		count   int64
-		speeds  []time.Duration // one worker each
-		maxTook time.Duration
-	}{
-		{"one worker", 3000, []time.Duration{time.Microsecond}, 3 * time.Millisecond},
-		{"fewer ops than workers", 5, []time.Duration{1, 1, 1, 1, 1, 1, 1, 1}, time.Microsecond},
-		{"fast workers", 100_003, []time.Duration{time.Microsecond, 2 * time.Microsecond, 3 * time.Microsecond}, 60 * time.Millisecond},
-		// The fast workers run ~3000 operations in 1 ms; the slow one
-		// holds one operation at a time, so it ends within 1 ms of them.
-		{"one slow worker", 3000, []time.Duration{time.Millisecond, time.Microsecond, time.Microsecond, time.Microsecond}, 2 * time.Millisecond},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ops := metrics.Ops{"op"}
-			var n, done atomic.Int64
-			var rs recs
-			roles := make([]int, len(c.speeds))
-			st, err, took := runVirtual(t, Config{
-				Ops: ops, Roles: roles, Count: c.count, Done: &done,
-				NewExecutor: func(w int) (Executor, error) { return &fake{n: &n, d: c.speeds[w]}, nil },
-				NewRecorder: rs.new(ops),
-			}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n.Load() != c.count || st.Issued != c.count || rs.count(ops) != c.count || done.Load() != c.count {
-				t.Errorf("ran %d, issued %d, recorded %d, done %d, want %d", n.Load(), st.Issued, rs.count(ops), done.Load(), c.count)
-			}
-			if took > c.maxTook {
-				t.Errorf("the run took %v, want at most %v", took, c.maxTook)
-			}
-		})
-	}
+	closedModes(t, func(t *testing.T, mode func(Config) Config) {
+		cases := []struct {
+			name    string
+			count   int64
+			speeds  []time.Duration // one worker each
+			maxTook time.Duration
+		}{
+			{"one worker", 3000, []time.Duration{time.Microsecond}, 3 * time.Millisecond},
+			{"fewer ops than workers", 5, []time.Duration{1, 1, 1, 1, 1, 1, 1, 1}, time.Microsecond},
+			{"fast workers", 100_003, []time.Duration{time.Microsecond, 2 * time.Microsecond, 3 * time.Microsecond}, 60 * time.Millisecond},
+			// The fast workers run ~3000 operations in 1 ms; the slow one
+			// holds one operation at a time, so it ends within 1 ms of them.
+			{"one slow worker", 3000, []time.Duration{time.Millisecond, time.Microsecond, time.Microsecond, time.Microsecond}, 2 * time.Millisecond},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				ops := metrics.Ops{"op"}
+				var n, done atomic.Int64
+				var rs recs
+				roles := make([]int, len(c.speeds))
+				st, err, took := runVirtual(t, mode(Config{
+					Ops: ops, Roles: roles, Count: c.count, Done: &done,
+					NewExecutor: func(w int) (Executor, error) { return &fake{n: &n, d: c.speeds[w]}, nil },
+					NewRecorder: rs.new(ops),
+				}), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n.Load() != c.count || st.Issued != c.count || rs.count(ops) != c.count || done.Load() != c.count {
+					t.Errorf("ran %d, issued %d, recorded %d, done %d, want %d", n.Load(), st.Issued, rs.count(ops), done.Load(), c.count)
+				}
+				if took > c.maxTook {
+					t.Errorf("the run took %v, want at most %v", took, c.maxTook)
+				}
+			})
+		}
+	})
 }
 
 // Two workers whose operations take 1 ms, 100 ms of warm-up then 100 ms
 // measured: the window starts when the warm-up ends and closes at its
 // deadline, and exactly the 200 operations run inside it are counted.
 func TestClosedLoopWarmupExcluded(t *testing.T) {
-	ops := metrics.Ops{"op"}
-	var n, done atomic.Int64
-	var rs recs
-	var started time.Time
-	stats, err, _ := runVirtual(t, Config{
-		Ops: ops, Roles: []int{0, 0}, Duration: 100 * time.Millisecond, Warmup: 100 * time.Millisecond,
-		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: time.Millisecond}, nil },
-		NewRecorder: rs.new(ops), OnMeasure: func(t time.Time) { started = t }, Done: &done,
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := rs.count(ops); c != 200 || n.Load() != 400 || stats.Issued != 200 || done.Load() != 200 {
-		t.Errorf("counted %d (done %d, issued %d) of %d operations, want 200 of 400", c, done.Load(), stats.Issued, n.Load())
-	}
-	if stats.Start != at(100*time.Millisecond) || stats.End != at(200*time.Millisecond) {
-		t.Errorf("measured %v to %v, want 100ms to 200ms", stats.Start, stats.End)
-	}
-	if started.IsZero() {
-		t.Error("OnMeasure was not called")
-	}
+	closedModes(t, func(t *testing.T, mode func(Config) Config) {
+		ops := metrics.Ops{"op"}
+		var n, done atomic.Int64
+		var rs recs
+		var started time.Time
+		stats, err, _ := runVirtual(t, mode(Config{
+			Ops: ops, Roles: []int{0, 0}, Duration: 100 * time.Millisecond, Warmup: 100 * time.Millisecond,
+			NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: time.Millisecond}, nil },
+			NewRecorder: rs.new(ops), OnMeasure: func(t time.Time) { started = t }, Done: &done,
+		}), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rs.count(ops); c != 200 || n.Load() != 400 || stats.Issued != 200 || done.Load() != 200 {
+			t.Errorf("counted %d (done %d, issued %d) of %d operations, want 200 of 400", c, done.Load(), stats.Issued, n.Load())
+		}
+		if stats.Start != at(100*time.Millisecond) || stats.End != at(200*time.Millisecond) {
+			t.Errorf("measured %v to %v, want 100ms to 200ms", stats.Start, stats.End)
+		}
+		if started.IsZero() {
+			t.Error("OnMeasure was not called")
+		}
+	})
 }
 
 func TestFatalStops(t *testing.T) {
-	ops := metrics.Ops{"op"}
-	var n atomic.Int64
-	var rs recs
-	boom := errors.New("no such table")
-	_, err, _ := runVirtual(t, Config{
-		Ops: ops, Roles: []int{0, 0}, Duration: 10 * time.Second,
-		NewExecutor: func(int) (Executor, error) {
-			return &fake{n: &n, d: time.Millisecond, failEvr: 5, err: Fatal(boom)}, nil
-		},
-		NewRecorder: rs.new(ops),
-	}, nil)
-	if !errors.Is(err, boom) {
-		t.Errorf("got %v, want the fatal error", err)
-	}
+	closedModes(t, func(t *testing.T, mode func(Config) Config) {
+		ops := metrics.Ops{"op"}
+		var n atomic.Int64
+		var rs recs
+		boom := errors.New("no such table")
+		_, err, _ := runVirtual(t, mode(Config{
+			Ops: ops, Roles: []int{0, 0}, Duration: 10 * time.Second,
+			NewExecutor: func(int) (Executor, error) {
+				return &fake{n: &n, d: time.Millisecond, failEvr: 5, err: Fatal(boom)}, nil
+			},
+			NewRecorder: rs.new(ops),
+		}), nil)
+		if !errors.Is(err, boom) {
+			t.Errorf("got %v, want the fatal error", err)
+		}
+	})
 }
 
 // Poisson arrivals at 2000/s for 0.5 s: the engine issues exactly the
@@ -495,33 +574,35 @@ func TestOpenLoopInterrupt(t *testing.T) {
 // 10 ms, cancelled at 55 ms: five operations each are counted, the two in
 // flight are not, and no worker starts another.
 func TestClosedLoopInterrupt(t *testing.T) {
-	for _, honour := range []bool{false, true} {
-		for _, count := range []int64{0, 1000} {
-			t.Run(fmt.Sprintf("interruptible=%v,count=%d", honour, count), func(t *testing.T) {
-				ops := metrics.Ops{"op"}
-				var n, done atomic.Int64
-				var rs recs
-				cancelAt := 55 * time.Millisecond
-				cfg := Config{
-					Ops: ops, Roles: []int{0, 0}, Count: count, Done: &done,
-					NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 10 * time.Millisecond, honour: honour}, nil },
-					NewRecorder: rs.new(ops),
-				}
-				if count == 0 {
-					cfg.Duration = time.Hour
-				}
-				st, err, took := runVirtual(t, cfg, func(cancel context.CancelFunc) { time.AfterFunc(cancelAt, cancel) })
-				maxTook := 60 * time.Millisecond // the operations in flight end
-				if honour {
-					maxTook = cancelAt
-				}
-				checkInterrupted(t, ops, &rs, st, err, took, cancelAt, maxTook, 10)
-				if n.Load() != 12 || st.Issued != 12 || done.Load() != 10 {
-					t.Errorf("started %d operations (issued %d, done %d), want 12 (10 done)", n.Load(), st.Issued, done.Load())
-				}
-			})
+	closedModes(t, func(t *testing.T, mode func(Config) Config) {
+		for _, honour := range []bool{false, true} {
+			for _, count := range []int64{0, 1000} {
+				t.Run(fmt.Sprintf("interruptible=%v,count=%d", honour, count), func(t *testing.T) {
+					ops := metrics.Ops{"op"}
+					var n, done atomic.Int64
+					var rs recs
+					cancelAt := 55 * time.Millisecond
+					cfg := Config{
+						Ops: ops, Roles: []int{0, 0}, Count: count, Done: &done,
+						NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: 10 * time.Millisecond, honour: honour}, nil },
+						NewRecorder: rs.new(ops),
+					}
+					if count == 0 {
+						cfg.Duration = time.Hour
+					}
+					st, err, took := runVirtual(t, mode(cfg), func(cancel context.CancelFunc) { time.AfterFunc(cancelAt, cancel) })
+					maxTook := 60 * time.Millisecond // the operations in flight end
+					if honour {
+						maxTook = cancelAt
+					}
+					checkInterrupted(t, ops, &rs, st, err, took, cancelAt, maxTook, 10)
+					if n.Load() != 12 || st.Issued != 12 || done.Load() != 10 {
+						t.Errorf("started %d operations (issued %d, done %d), want 12 (10 done)", n.Load(), st.Issued, done.Load())
+					}
+				})
+			}
 		}
-	}
+	})
 }
 
 // maxSleep is the longest thread sleep of Wait.

@@ -34,7 +34,8 @@ func init() {
 		Params: []Param{
 			{"strategy", "stmt-pool", "plain, prepared, conn-pool, stmt-pool, direct, file (the control)", true},
 			{"server", serve.DefaultServer, "HTTP server: " + strings.Join(serve.Servers, " or ") + " (the published experiment used fasthttp, through fiber)", true},
-			{"concurrency", "50", "closed loop: concurrent client connections (as hey -c)", true},
+			{"concurrency", "50", "closed loop: concurrent client connections (as wrk -c and hey -c)", true},
+			{"client", "events", "closed loop: 'events' drives the connections from an event loop per core, as wrk does (Linux; elsewhere goroutines); 'goroutines' gives each connection a goroutine, as hey does", true},
 			{"handles", "5", "N of conn-pool, stmt-pool and direct (the published experiment used 5, then 20)", true},
 			{"rows", "100", "pages in the table", true},
 			{"body-size", "5400", "bytes of each page body", true},
@@ -57,6 +58,7 @@ type httpW struct {
 	params       map[string]string
 	strategy     string
 	server       string
+	client       string
 	concurrency  int
 	handles      int
 	rows         int64
@@ -78,6 +80,11 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 	}
 	if err := serve.CheckServer(w.server); err != nil {
 		return nil, err
+	}
+	switch w.client = p["client"]; w.client {
+	case "events", "goroutines":
+	default:
+		return nil, fmt.Errorf("--client %q: want events or goroutines", w.client)
 	}
 	// The target is checked when the run's target is known (TargetFor).
 	if err := serve.Check(w.strategy, nil, s.Bool("in-memory")); err != nil {
@@ -246,10 +253,26 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 		}
 		return "other"
 	}
+	want := int64(w.bodySize)
 	cfg.NewExecutor = func(int) (loadgen.Executor, error) {
 		// One connection per executor. The client carries the run's
 		// context, so that an interrupt also ends the requests in flight.
-		return &httpExec{c: httpclient.New(ctx, tg), want: int64(w.bodySize)}, nil
+		return &httpExec{c: httpclient.New(ctx, tg), want: want}, nil
+	}
+	switch {
+	case w.client != "events":
+	case cfg.Rate > 0:
+		env.Notes = append(env.Notes, "--client events applies to a closed loop: this open loop gives each request in flight a goroutine")
+	case !httpclient.HasLoop:
+		env.Notes = append(env.Notes, "--client events needs Linux's epoll: each connection had a goroutine")
+	default:
+		cfg.NewMultiplexer = func(ctx context.Context, _, n int) (loadgen.Multiplexer, error) {
+			l, err := httpclient.NewLoop(ctx, tg, n)
+			if err != nil {
+				return nil, err
+			}
+			return &httpLoop{l: l, want: want}, nil
+		}
 	}
 	// The client's CPU is measured over the measured part: the whole
 	// process's when the server is elsewhere, else its sampled share.
@@ -310,13 +333,40 @@ type httpExec struct {
 // by the client's timeout.
 func (e *httpExec) Do(context.Context, int) (int, error) {
 	status, n, err := e.c.Get()
-	if err != nil && !errors.Is(err, httpclient.ErrStatus) {
-		return 0, err
-	}
-	if status != 200 || n != e.want {
-		return 0, fmt.Errorf("%w: status %d, %d body bytes (want 200, %d)", errMismatch, status, n, e.want)
-	}
-	return 0, nil
+	return 0, checkPage(status, n, err, e.want)
 }
+
+// checkPage is a request's error: the client's, or a response other than
+// a 200 with a body of want bytes.
+func checkPage(status int, n int64, err error, want int64) error {
+	if err != nil && !errors.Is(err, httpclient.ErrStatus) {
+		return err
+	}
+	if status != 200 || n != want {
+		return fmt.Errorf("%w: status %d, %d body bytes (want 200, %d)", errMismatch, status, n, want)
+	}
+	return nil
+}
+
+// httpLoop runs an event loop's connections: each slot is a connection
+// with one request at a time.
+type httpLoop struct {
+	l    *httpclient.Loop
+	want int64
+	out  []loadgen.Ended
+}
+
+func (h *httpLoop) Start(slot, _ int) error { return h.l.Start(slot) }
+
+func (h *httpLoop) Wait() ([]loadgen.Ended, error) {
+	rs, err := h.l.Wait()
+	h.out = h.out[:0]
+	for _, r := range rs {
+		h.out = append(h.out, loadgen.Ended{Slot: r.Conn, Err: checkPage(r.Status, r.N, r.Err, h.want)})
+	}
+	return h.out, err
+}
+
+func (h *httpLoop) Close() { h.l.Close() }
 
 func (e *httpExec) Close() { e.c.Close() }
