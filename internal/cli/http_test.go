@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,19 @@ func TestHTTPHelp(t *testing.T) {
 		if !named["run http"] && cmd[0] == "run" {
 			t.Errorf("%v: help does not name itself as 'litebench run http'", cmd)
 		}
+	}
+}
+
+// Every load reports the CPU litebench itself used over the measured
+// part: with a server engine, the client's; here, the in-process
+// engine's and the client's together.
+func TestRunReportsProcessCPU(t *testing.T) {
+	o := run(t, context.Background(), "run", "read", "--rows", "1000", "--count", "20000", "--no-store", "--progress", "0", "--format", "json")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	m := metricsOf(jsonLines(t, o.out)[0])
+	if c, ok := m["process_cpu"]; !ok || c <= 0 || c > float64(runtime.NumCPU())*1.5 {
+		t.Errorf("process_cpu %v (present %v), want within (0, %d cores]", c, ok, runtime.NumCPU())
 	}
 }

@@ -299,7 +299,9 @@ const ClientWarnShare = 0.4
 // ClientWarnShare of the machine's cores.
 func reportCPU(env *Env, u cpuuse.Use, inProcess bool) {
 	cores := u.Cores()
-	env.Figure("process_cpu", units.Cores, units.None, cores)
+	// The same measure as RunLoad's, over the meter's interval, so that
+	// the shares add up to it.
+	env.SetFigure("process_cpu", units.Cores, units.None, cores)
 	client, sampled := cores, !inProcess
 	if inProcess {
 		if client, sampled = u.SideCores("client"); sampled {

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/litebench/litebench/internal/cpuuse"
 	"strconv"
 	"time"
 
@@ -91,8 +92,11 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 	cfg.Done = &env.Done
 	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(cfg.Ops) }
 	onMeasure := cfg.OnMeasure
+	var cpu0 time.Duration
+	var t0 time.Time
 	cfg.OnMeasure = func(t time.Time) {
 		env.MarkStart(t)
+		cpu0, t0 = cpuuse.Process(), time.Now()
 		if onMeasure != nil {
 			onMeasure(t)
 		}
@@ -101,6 +105,12 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 		env.MarkStart(time.Time{}) // the engine marks the end of the warm-up
 	}
 	st, err := loadgen.Run(ctx, cfg)
+	if wall := time.Since(t0); !t0.IsZero() && wall > 0 {
+		// The harness's own CPU over the measured part: litebench's
+		// whole process (the client, and an in-process engine), a
+		// figure to tell when the client, not the server, is the limit.
+		env.Figure("process_cpu", units.Cores, units.None, float64(cpuuse.Process()-cpu0)/float64(wall))
+	}
 	env.End = st.End
 	if st.Abandoned > 0 {
 		env.Abandoned = true

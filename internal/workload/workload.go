@@ -89,6 +89,20 @@ func (e *Env) Figure(name, unit string, better units.Direction, v float64) {
 	e.mu.Unlock()
 }
 
+// SetFigure is Figure for a figure that replaces one of the same name
+// already added.
+func (e *Env) SetFigure(name, unit string, better units.Direction, v float64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.Figures {
+		if e.Figures[i].Name == name {
+			e.Figures[i] = Figure{name, unit, better, v}
+			return
+		}
+	}
+	e.Figures = append(e.Figures, Figure{name, unit, better, v})
+}
+
 // NewRecorder returns a fresh recorder for a worker. Workers call it
 // before or while running; each recorder belongs to one worker.
 func (e *Env) NewRecorder(ops metrics.Ops) *metrics.Recorder {
