@@ -445,10 +445,12 @@ func NewDir() (*Dir, error) {
 func (d *Dir) LockPath() string { return filepath.Join(d.Path, DirLockName) }
 
 // Close removes the directory, or with keep leaves it (and what is in it)
-// to the user, unmarked, so that no cleaner removes it.
+// to the user, unmarked, so that no cleaner removes it; an empty one (what
+// was kept lives elsewhere, at --db say) goes all the same.
 func (d *Dir) Close(keep bool) {
 	if keep {
 		os.Remove(d.LockPath())
+		os.Remove(d.Path) // fails unless empty
 	} else {
 		os.RemoveAll(d.Path)
 	}

@@ -444,7 +444,14 @@ func TestDirCleanup(t *testing.T) {
 	plain := filepath.Join(os.TempDir(), "litebench-users-own")
 	os.Mkdir(plain, 0o755)
 	kept, _ := NewDir()
+	os.WriteFile(filepath.Join(kept.Path, "litebench-y.db"), []byte("data"), 0o644)
 	kept.Close(true)
+	// Kept with nothing in it (the database was elsewhere): no litter.
+	empty, _ := NewDir()
+	empty.Close(true)
+	if _, err := os.Stat(empty.Path); !os.IsNotExist(err) {
+		t.Errorf("an empty kept directory stays behind: %v", err)
+	}
 	got := CleanStale()
 	if len(got) != 1 || got[0] != dead.Path {
 		t.Errorf("cleaned %v, want only %s", got, dead.Path)
