@@ -112,7 +112,10 @@ func cmdConform(ctx context.Context, args []string, out, errw io.Writer) error {
 			Command: "litebench conform --target " + t.Name()}
 		for _, ch := range checks {
 			res := "pass"
-			if !ch.OK {
+			switch {
+			case ch.Skip:
+				res = "n/a"
+			case !ch.OK:
 				res, failed, r.Status = "FAIL", true, results.StatusFailed
 				r.Notes = append(r.Notes, "conformance: "+ch.Name+": "+ch.Detail)
 			}

@@ -51,11 +51,16 @@ func leftovers(t *testing.T, dir string) []string {
 func TestDqliteWorkloads(t *testing.T) {
 	needDqlite(t)
 	dir := t.TempDir()
+	file := filepath.Join(t.TempDir(), "bank.toml")
+	if err := os.WriteFile(file, []byte(bankFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, nodes := range []string{"1", "3"} {
 		for _, args := range [][]string{
 			{"insert", "--rows", "2000", "--batch", "100"},
 			{"read", "--rows", "500", "--duration", "300ms"},
 			{"mixed", "--rows", "500", "--duration", "300ms"},
+			{"run", file, "--count", "50"}, // a workload file, run by the dqlite worker
 		} {
 			args = append(args, "--target", "dqlite", "--nodes", nodes, "--dir", dir, "--no-store", "--format", "json", "--progress", "0")
 			o := run(t, context.Background(), args...)

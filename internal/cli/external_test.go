@@ -53,6 +53,12 @@ func TestConformExternalTargets(t *testing.T) {
 			t.Errorf("%s missing from the table:\n%s", n, o.out)
 		}
 	}
+	// The Go worker runs workload files: its check of one applies.
+	for _, l := range strings.Split(o.out, "\n") {
+		if f := strings.Fields(l); len(f) > 3 && f[0] == "go-crawshaw" && f[1] == "workload" && f[3] != "pass" {
+			t.Errorf("go-crawshaw's workload-file check: %s", l)
+		}
+	}
 }
 
 // One sweep, one table: the same insert on mattn and on every built worker

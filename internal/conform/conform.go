@@ -7,6 +7,7 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,15 +16,18 @@ import (
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
+	"github.com/litebench/litebench/internal/spec"
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/worker"
 	"github.com/litebench/litebench/internal/workload"
 )
 
-// Check is one conformance check of one target.
+// Check is one conformance check of one target. A skipped check did not
+// apply (the worker does not run workload files) and fails nothing.
 type Check struct {
 	Name   string
 	OK     bool
+	Skip   bool
 	Detail string
 }
 
@@ -31,9 +35,50 @@ type Check struct {
 type job struct {
 	name     string
 	workload string
+	file     string // a workload file's text, instead of a built-in
 	params   map[string]string
 	digest   string // "setup" or "final": which digest must match
 }
+
+// kvFile is the workload file of the conformance job for workload files:
+// a loaded table, point reads by uniform keys and updates by zipfian ones
+// of a generated value, in a seeded mix.
+const kvFile = `name = "conform-kv"
+summary = "point reads and updates of a key-value table"
+
+[params]
+keys = { default = "1000", help = "rows loaded before the run", type = "count" }
+
+[[table]]
+name = "kv"
+rows = "${keys}"
+columns = [
+  { name = "id", type = "integer", primary_key = true, gen = "seq(1)" },
+  { name = "v", type = "text", gen = "hex(16)" },
+  { name = "n", type = "integer", gen = "uniform(0, 1000)" },
+]
+
+[statement.get]
+sql = "SELECT v, n FROM kv WHERE id = :id"
+into = ["v", "n"]
+
+[statement.put]
+sql = "UPDATE kv SET v = :v, n = :n + 1 WHERE id = :id"
+
+[transaction.get]
+steps = ['\set id random(1, :keys)', "get"]
+
+[transaction.bump]
+steps = ['\set id key(kv, zipfian)', "get", '\set v hex(16)', "put"]
+
+[mix]
+get = 3
+bump = 1
+`
+
+// errNoProgram is runJob's error for a worker that does not run workload
+// files.
+var errNoProgram = errors.New("the worker does not run workload files")
 
 // Jobs are small, single-worker and seeded, so that their results are
 // deterministic: the data of every schema (setup digests), a sequence of
@@ -45,6 +90,7 @@ func jobs(rows int) []job {
 		js = append(js, job{name: "data " + sc, workload: "read", params: map[string]string{"rows": n, "schema": sc, "count": "10"}, digest: "setup"})
 	}
 	js = append(js,
+		job{name: "workload file", file: kvFile, params: map[string]string{"keys": n, "count": strconv.Itoa(rows / 2)}, digest: "final"},
 		job{name: "insert sequence", workload: "insert", params: map[string]string{"rows": n, "schema": "bench", "workers": "1"}, digest: "final"},
 		job{name: "update sequence", workload: "write", params: map[string]string{"rows": n, "schema": "account", "workers": "1", "write-kind": "update", "count": strconv.Itoa(rows / 2)}, digest: "final"},
 	)
@@ -68,12 +114,16 @@ func compare(ctx context.Context, t, ref target.Target, j job, dir string) Check
 		c.Detail = err.Error()
 		return c
 	}
-	want, err := runJob(ctx, ref, j.workload, j.params, filepath.Join(dir, "ref.db"), false)
+	want, err := runJob(ctx, ref, j, filepath.Join(dir, "ref.db"), false)
 	if err != nil {
 		c.Detail = "reference: " + err.Error()
 		return c
 	}
-	got, err := runJob(ctx, t, j.workload, j.params, filepath.Join(dir, "got.db"), false)
+	got, err := runJob(ctx, t, j, filepath.Join(dir, "got.db"), false)
+	if errors.Is(err, errNoProgram) {
+		c.Skip, c.Detail = true, err.Error()
+		return c
+	}
 	if err != nil {
 		c.Detail = err.Error()
 		return c
@@ -114,7 +164,7 @@ func sanity(ctx context.Context, t target.Target, dir string, rows int) Check {
 		return c
 	}
 	p := map[string]string{"rows": strconv.Itoa(rows), "schema": "bench", "rate": "2000", "count": "600", "write-ratio": "20"}
-	r, err := runJob(ctx, t, "mixed", p, filepath.Join(dir, "s.db"), true)
+	r, err := runJob(ctx, t, job{workload: "mixed", params: p}, filepath.Join(dir, "s.db"), true)
 	if err != nil {
 		c.Detail = err.Error()
 		return c
@@ -163,6 +213,22 @@ func sanity(ctx context.Context, t target.Target, dir string, rows int) Check {
 	return c
 }
 
+// compile gives a workload file's job the program a worker of another
+// language runs, rendered for t's engine.
+func compile(j *worker.Job, t target.Target) error {
+	c := *j // Resolve fills the job in for this process's worker
+	wl, _, err := worker.Resolve(&c)
+	if err != nil {
+		return err
+	}
+	pg, ok := wl.(worker.Programmed)
+	if !ok {
+		return fmt.Errorf("%s: not a workload file", j.Workload)
+	}
+	j.Program, err = pg.ProgramJSON(t.Engine().Dialect())
+	return err
+}
+
 type outcome struct {
 	setup, final worker.Event
 	intervals    []worker.Event
@@ -170,25 +236,35 @@ type outcome struct {
 
 // runJob runs one job on t: in this process for a Go target, or in its
 // worker process.
-func runJob(ctx context.Context, t target.Target, wl string, params map[string]string, path string, intervals bool) (outcome, error) {
+func runJob(ctx context.Context, t target.Target, jb job, path string, intervals bool) (outcome, error) {
 	var o outcome
-	spec, err := workload.Get(wl)
+	var def *workload.Definition
+	var kind *workload.Spec
+	var err error
+	wl := jb.workload
+	if jb.file != "" {
+		wl = "conform-kv"
+		def = &workload.Definition{Kind: "file", Sources: []workload.DefSource{{Name: "conform-kv.toml", Text: jb.file}}}
+		kind, err = spec.FromDefinition(def)
+	} else {
+		kind, err = workload.Get(wl)
+	}
 	if err != nil {
 		return o, err
 	}
 	s := settings.Default()
-	for k, v := range spec.SettingDefaults {
+	for k, v := range kind.SettingDefaults {
 		s.Set(k, v)
 	}
 	s.Set("journal", "wal")
 	p := map[string]string{}
-	for _, pr := range spec.Params {
+	for _, pr := range kind.Params {
 		p[pr.Name] = pr.Default
 	}
-	for k, v := range params {
+	for k, v := range jb.params {
 		p[k] = v
 	}
-	j := &worker.Job{RunID: "conform", Workload: wl, Params: p, Settings: s.WorkerMap(t.Engine().Name()), Target: t.Name(), Path: path, Digest: true}
+	j := &worker.Job{RunID: "conform", Workload: wl, Spec: def, Params: p, Settings: s.WorkerMap(t.Engine().Name()), Target: t.Name(), Path: path, Digest: true}
 	if intervals {
 		j.IntervalNS = 50e6
 	}
@@ -203,7 +279,15 @@ func runJob(ctx context.Context, t target.Target, wl string, params map[string]s
 			return o, err
 		}
 		w = pr
-		if _, err := w.Hello(ctx); err != nil {
+		h, err := w.Hello(ctx)
+		if err == nil && def != nil {
+			if err = worker.CheckProgram(t.Name(), j, h.Caps); err != nil {
+				err = errNoProgram
+			} else {
+				err = compile(j, t)
+			}
+		}
+		if err != nil {
 			w.Close()
 			return o, err
 		}

@@ -34,8 +34,10 @@ type Local struct {
 // NewLocal returns a worker that runs jobs in this process.
 func NewLocal() *Local { return &Local{} }
 
-// Caps are what the Go worker can do.
-var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"}
+// Caps are what the Go worker can do. It runs workload files (CapProgram)
+// from the job's definition (Spec), the source their program is compiled
+// from, with the interpreter that is the programs' reference.
+var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", CapProgram}
 
 // Hello describes the worker.
 func (l *Local) Hello(context.Context) (Event, error) {
