@@ -115,6 +115,9 @@ func parseScriptArgs(args []string) (f *spec.File, command, rest []string, err e
 			if at := strings.LastIndexByte(val, '@'); at > 0 {
 				path, weight = val[:at], val[at+1:]
 			}
+			if isWorkloadFile(path) {
+				return nil, nil, nil, usagef("-f %s: -f takes pgbench scripts (SQL); a workload file runs as 'litebench run %s'", path, path)
+			}
 			text, err := readInput("-f", path)
 			if err != nil {
 				return nil, nil, nil, err

@@ -229,6 +229,7 @@ columns = [{ name = "id", type = "integer", primary_key = true, gen = "seq(1)" }
 		{[]string{"run", prep}, prep + ":8:8: does not prepare: no such column: w"},
 		{[]string{"run", "-f", script}, script + ":2:1: \\setshell is not supported"},
 		{[]string{"run", "-f", weights + "@0"}, "-f: every weight is 0"},
+		{[]string{"run", "-f", filepath.Join(examples, "bank.toml")}, "a workload file runs as 'litebench run "},
 		{[]string{"run", filepath.Join(dir, "missing.toml")}, "no such file"},
 		{[]string{"run", filepath.Join(examples, "bank.toml"), "--frobnicate", "1"}, "unknown flag --frobnicate"},
 		{[]string{"workload", "check", prep}, prep + ":8:8: does not prepare"},
