@@ -93,7 +93,23 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-func (c *blockingConn) Close() error         { return syscall.Close(c.fd) }
+func (c *blockingConn) Close() error { return syscall.Close(c.fd) }
+
+// shutdown ends the connection under a read or write in progress: both
+// return at once (end of file, broken pipe).
+func (c *blockingConn) shutdown() { syscall.Shutdown(c.fd, syscall.SHUT_RDWR) } //nolint:errcheck
+
+// Interrupt makes a read or write in progress on c return now and c
+// unusable: a blocking connection is shut down (a deadline would not wake
+// a system call already waiting), another gets a deadline in the past.
+// Call it before c is closed, never after.
+func Interrupt(c net.Conn) {
+	if b, ok := c.(*blockingConn); ok {
+		b.shutdown()
+		return
+	}
+	c.SetDeadline(time.Unix(1, 0)) //nolint:errcheck // wakes the call in progress
+}
 func (c *blockingConn) LocalAddr() net.Addr  { return c.local }
 func (c *blockingConn) RemoteAddr() net.Addr { return c.remote }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/engine/server"
 	"github.com/litebench/litebench/internal/target"
 )
 
@@ -31,16 +32,30 @@ type pool struct {
 	opened atomic.Int64
 	stmts  atomic.Int64
 	closed bool
+	// busy are the connections lent out. One hook on the callers'
+	// context (a run's, the same for all its operations) interrupts
+	// them when it ends, instead of one per statement: pgx then runs
+	// with a context that never ends (see quiet), and the statements of
+	// concurrent workers do not all register with one context's lock.
+	busy      map[*conn]struct{}
+	watchDone <-chan struct{}
+	unwatch   func() bool
 }
+
+// quiet is the context a statement runs under in pgx: ctx's values
+// without its end (the pool's hook interrupts the connection instead).
+func quiet(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 type conn struct {
 	c     *pgx.Conn
 	names map[*stmt]string // statements prepared on this connection
 	argv  []any            // a query's arguments, reused
+	// broken: interrupted (shut down) while lent; closed when returned.
+	broken bool
 }
 
 func newPool(ctx context.Context, cfg *pgx.ConnConfig, ep engine.Endpoint, p target.PoolOptions) (*pool, error) {
-	pl := &pool{cfg: cfg, init: ep.Init, perOp: p.ConnPerOp}
+	pl := &pool{cfg: cfg, init: ep.Init, perOp: p.ConnPerOp, busy: map[*conn]struct{}{}}
 	if p.MaxOpen > 0 {
 		pl.sem = make(chan struct{}, p.MaxOpen)
 	}
@@ -61,9 +76,11 @@ func (p *pool) get(ctx context.Context) (*conn, error) {
 		}
 	}
 	p.mu.Lock()
+	p.watch(ctx)
 	if n := len(p.idle); n > 0 {
 		c := p.idle[n-1]
 		p.idle = p.idle[:n-1]
+		p.busy[c] = struct{}{}
 		p.mu.Unlock()
 		return c, nil
 	}
@@ -82,7 +99,41 @@ func (p *pool) get(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	p.opened.Add(1)
-	return &conn{c: pc, names: map[*stmt]string{}}, nil
+	c := &conn{c: pc, names: map[*stmt]string{}}
+	p.mu.Lock()
+	p.busy[c] = struct{}{}
+	p.mu.Unlock()
+	if ctx.Err() != nil {
+		p.put(c)
+		return nil, ctx.Err()
+	}
+	return c, nil
+}
+
+// watch hooks the interruption of the busy connections onto ctx's end,
+// once per context (p.mu held).
+func (p *pool) watch(ctx context.Context) {
+	d := ctx.Done()
+	if d == p.watchDone {
+		return
+	}
+	if p.unwatch != nil {
+		p.unwatch()
+		p.unwatch = nil
+	}
+	if p.watchDone = d; d != nil {
+		p.unwatch = context.AfterFunc(ctx, p.interrupt)
+	}
+}
+
+// interrupt ends the statements in progress on the busy connections.
+func (p *pool) interrupt() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.busy {
+		server.Interrupt(c.c.PgConn().Conn())
+		c.broken = true
+	}
 }
 
 func (p *pool) release() {
@@ -95,7 +146,8 @@ func (p *pool) release() {
 // operation opens its own, or when the pool is closed.
 func (p *pool) put(c *conn) {
 	p.mu.Lock()
-	if c.c.IsClosed() || p.perOp || p.closed {
+	delete(p.busy, c)
+	if c.c.IsClosed() || c.broken || p.perOp || p.closed {
 		p.mu.Unlock()
 		c.c.Close(context.Background())
 	} else {
@@ -111,6 +163,9 @@ func (p *pool) Close() error {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle, p.closed = nil, true
+	if p.unwatch != nil {
+		p.unwatch()
+	}
 	p.mu.Unlock()
 	for _, c := range idle {
 		c.c.Close(context.Background())
@@ -140,7 +195,7 @@ func (p *pool) with(ctx context.Context, a *target.Args, fn func(c *conn) error)
 }
 
 func (c *conn) exec(ctx context.Context, q string, a *target.Args) error {
-	_, err := c.c.Exec(ctx, q, a.Values()...)
+	_, err := c.c.Exec(quiet(ctx), q, a.Values()...)
 	return err
 }
 
@@ -148,7 +203,7 @@ func (c *conn) query(ctx context.Context, q string, a *target.Args, fn func(targ
 	// The result formats, then the arguments, in a slice the connection
 	// keeps.
 	c.argv = append(append(c.argv[:0], textResults), a.Values()...)
-	rows, err := c.c.Query(ctx, q, c.argv...)
+	rows, err := c.c.Query(quiet(ctx), q, c.argv...)
 	clear(c.argv)
 	if err != nil {
 		return err
@@ -173,7 +228,7 @@ func (c *conn) name(ctx context.Context, s *stmt) (string, error) {
 		return n, nil
 	}
 	n := s.name
-	if _, err := c.c.Prepare(ctx, n, s.q); err != nil {
+	if _, err := c.c.Prepare(quiet(ctx), n, s.q); err != nil {
 		return "", err
 	}
 	c.names[s] = n
@@ -247,7 +302,7 @@ func (p *pool) Begin(ctx context.Context) (target.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx, err := c.c.Begin(ctx)
+	tx, err := c.c.Begin(quiet(ctx))
 	if err != nil {
 		p.put(c)
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/litebench/litebench/internal/engine"
 	pg "github.com/litebench/litebench/internal/engine/postgres"
@@ -122,5 +123,38 @@ func TestPool(t *testing.T) {
 	}
 	if n := per.OpenedConns() - before; n != 3 {
 		t.Errorf("--conn-per-op: %d connections for 3 statements", n)
+	}
+}
+
+// A statement in progress ends when its context does, though pgx runs it
+// under a context that never ends: the pool's one hook on the caller's
+// context shuts the connection down, and the pool then drops it.
+func TestPoolInterruptsStatement(t *testing.T) {
+	db := open(t, target.PoolOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- db.Exec(ctx, "SELECT pg_sleep(30)", nil) }()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("an interrupted statement succeeded")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the statement was not interrupted")
+	}
+	t.Logf("interrupted after %v", time.Since(start))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("interrupted after %v", d)
+	}
+	// The pool goes on with a new connection.
+	var n int64
+	if err := db.Query(context.Background(), "SELECT 7", nil, func(r target.Row) error { return r.Scan(&n) }); err != nil || n != 7 {
+		t.Fatalf("after the interrupt: %d, %v", n, err)
+	}
+	if o := db.(interface{ OpenedConns() int64 }).OpenedConns(); o != 2 {
+		t.Errorf("%d connections opened, want 2 (the interrupted one dropped)", o)
 	}
 }
