@@ -5,7 +5,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -90,4 +93,60 @@ func TestLoopInterrupted(t *testing.T) {
 	if err := l.Start(0); err == nil {
 		t.Error("a request started after the interrupt")
 	}
+}
+
+// BenchmarkLoopParallel is BenchmarkGetParallel's load (50 connections)
+// on one event loop per core instead of a goroutine per connection.
+func BenchmarkLoopParallel(b *testing.B) {
+	s := serveCanned(b, page+strings.Repeat("p", 5400))
+	tg, _ := Parse(s.url())
+	loops := runtime.GOMAXPROCS(0)
+	per := 50 / loops
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := NewLoop(context.Background(), tg, per)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer l.Close()
+			inflight := 0
+			for k := 0; k < per && left.Add(-1) >= 0; k++ {
+				if err := l.Start(k); err != nil {
+					b.Error(err)
+					return
+				}
+				inflight++
+			}
+			for inflight > 0 {
+				rs, err := l.Wait()
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for _, r := range rs {
+					inflight--
+					if r.Err != nil {
+						b.Error(r.Err)
+						return
+					}
+					if left.Add(-1) >= 0 {
+						if err := l.Start(r.Conn); err != nil {
+							b.Error(err)
+							return
+						}
+						inflight++
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
