@@ -58,7 +58,7 @@ func (c *common) applyLimits(ctx context.Context) error {
 	return nil
 }
 
-// defaultLimits gives the limits suite seed 004's box, 2 CPUs and 1 GB,
+// defaultLimits gives the limits suite the SQLite Performance Limits benchmark's box, 2 CPUs and 1 GB,
 // when the user chose no limits and the machine allows them; what cannot
 // be applied is noted in the suite's table.
 func (c *common) defaultLimits() {

@@ -51,7 +51,7 @@ func settingOf(j map[string]any, key string) string {
 	return v
 }
 
-// seed 000's generate -b N is N rows per INSERT and one INSERT per
+// sqlite3perf's generate -b N is N rows per INSERT and one INSERT per
 // transaction: --rows-per-stmt alone makes --batch follow it, and says so.
 func TestRowsPerStmtAloneIsOneStatementPerTransaction(t *testing.T) {
 	j, o := oneRun(t, "insert", "--rows", "200", "--rows-per-stmt", "10")
@@ -95,7 +95,7 @@ func TestRowsPerStmtAloneIsOneStatementPerTransaction(t *testing.T) {
 }
 
 // A BEGIN mode given with one row per transaction runs every operation in
-// an explicit transaction of that mode, as seed 002's explicit
+// an explicit transaction of that mode, as the rusqlite inserts benchmark's explicit
 // transactions; it is never dropped in silence.
 func TestTxModeWithBatchOneBeginsEveryOperation(t *testing.T) {
 	j, _ := oneRun(t, "insert", "--rows", "50", "--batch", "1", "--tx", "immediate")

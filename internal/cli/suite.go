@@ -327,8 +327,8 @@ func suiteQuick(ctx context.Context, s *suiteRun) error {
 	return s.languageSection(ctx)
 }
 
-// ladderSteps is seed 002: from the driver's defaults to a tuned
-// configuration, one change per row, on seed 002's users table.
+// ladderSteps is the rusqlite inserts benchmark: from the driver's defaults to a tuned
+// configuration, one change per row, on the rusqlite inserts benchmark's users table.
 func (s *suiteRun) ladderSteps() []step {
 	return []step{
 		{"driver defaults", "insert", map[string]string{"schema": "users", "rows": s.rows(1000)}, map[string]string{"prepared": "false", "batch": "1"}},
@@ -395,7 +395,7 @@ func inForce(r, prev *results.Result) string {
 	return strings.Join(parts, " ")
 }
 
-// batchSteps is seed 000: rows per multi-row INSERT statement (each its
+// batchSteps is sqlite3perf: rows per multi-row INSERT statement (each its
 // own transaction), prepared.
 func (s *suiteRun) batchSteps() []step {
 	var batch []step
@@ -417,7 +417,7 @@ func batchTable(rs []*results.Result) *report.Table {
 	return t
 }
 
-// prepSteps is seed 000: prepared vs not.
+// prepSteps is sqlite3perf: prepared vs not.
 func (s *suiteRun) prepSteps() []step {
 	return []step{
 		{"prepared", "insert", map[string]string{"schema": "bench", "rows": s.rows(30000)}, map[string]string{"prepared": "true", "batch": "1000"}},
@@ -436,7 +436,7 @@ func prepTable(prep []step, rs []*results.Result) *report.Table {
 	return t
 }
 
-// scanSteps is seed 000: read every row and verify its hash.
+// scanSteps is sqlite3perf: read every row and verify its hash.
 func (s *suiteRun) scanSteps() []step {
 	return []step{{"verified scan", "scan", map[string]string{"rows": s.rows(300000)}, nil}}
 }

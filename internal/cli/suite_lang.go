@@ -142,7 +142,7 @@ func languageTable(rs []*results.Result) *report.Table {
 }
 
 // suiteGoVsPython reproduces the comparison of Go's mattn driver with
-// Python's sqlite3 module on a full read of seed 000's bench table: every
+// Python's sqlite3 module on a full read of sqlite3perf's bench table: every
 // row's random value is decoded, hashed and checked against its stored
 // hash. Python's figure "until the query returned" looked faster in the
 // original; the whole task tells the truth.
@@ -180,7 +180,7 @@ func suiteGoVsPython(ctx context.Context, s *suiteRun) error {
 }
 
 func goVsPythonTable(rs []*results.Result) *report.Table {
-	t := &report.Table{Title: "Go and Python reading every row and verifying its hash (seed 000's bench table)",
+	t := &report.Table{Title: "Go and Python reading every row and verifying its hash (sqlite3perf's bench table)",
 		Headers: []string{"target", "language", "rows", "query returned", "first row", "whole task", "µs/row", "vs first", "verified"},
 		Right:   []bool{false, false, true, true, true, true, true, true, false}}
 	var base float64

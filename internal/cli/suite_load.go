@@ -229,7 +229,7 @@ func limitsCases(f *suiteFlags, s *suiteRun) []step {
 }
 
 func suiteLimits(ctx context.Context, s *suiteRun) error {
-	// Seed 004 ran in Docker with 2 CPUs and 1 GB: cmdSuite applies the
+	// The SQLite Performance Limits benchmark ran in Docker with 2 CPUs and 1 GB: cmdSuite applies the
 	// same (defaultLimits) unless the user chose limits.
 	notes := s.c.limitNotes
 	l := limits.Current()
@@ -248,7 +248,7 @@ func suiteLimits(ctx context.Context, s *suiteRun) error {
 	return err
 }
 
-// limitsTable is seed 004's report of one test case.
+// limitsTable is the SQLite Performance Limits benchmark's report of one test case.
 func limitsTable(label string, r *results.Result, notes []string) *report.Table {
 	tb := &report.Table{Title: fmt.Sprintf("SQLite Performance Limits %s on %s", label, r.Target),
 		Headers: []string{"", "value"}, Right: []bool{false, true}}
@@ -313,7 +313,7 @@ func suiteWALGrowth(ctx context.Context, s *suiteRun) error {
 	return err
 }
 
-// walGrowthSteps is seed 000's concurrent experiment: an unlimited pool
+// walGrowthSteps is sqlite3perf's concurrent experiment: an unlimited pool
 // against one connection.
 func (s *suiteRun) walGrowthSteps() []step {
 	d := s.flags.durationOr(10 * time.Second)
@@ -380,7 +380,7 @@ func suiteTurriate(ctx context.Context, s *suiteRun) error {
 	return err
 }
 
-// turriateSteps are seed 003's steps in its order: the control, then each
+// turriateSteps are Turriate's HTTP benchmark's steps in its order: the control, then each
 // improvement.
 func (s *suiteRun) turriateSteps() []step {
 	d := s.flags.durationOr(3 * time.Second)

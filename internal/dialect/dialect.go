@@ -13,7 +13,7 @@ type Type uint8
 const (
 	// Int is a plain integer column. As a primary key it is an ordinary
 	// unique key (on SQLite: not the table's rowid, so the table keeps a
-	// separate index, as seed 000's bench table does).
+	// separate index, as sqlite3perf's bench table does).
 	Int Type = iota
 	// Integer is an integer column that, as the primary key, is the table's
 	// own row id (SQLite's INTEGER PRIMARY KEY).

@@ -1,4 +1,4 @@
-// Package limits confines a run the way seed 004's Docker box did: a CPU
+// Package limits confines a run the way the SQLite Performance Limits benchmark's Docker box did: a CPU
 // count (GOMAXPROCS plus CPU affinity) and a memory limit (a cgroup that a
 // child process runs in, so that running out of memory ends the child and
 // not the process that records the result). It also checks, before a run

@@ -93,7 +93,7 @@ type Request struct {
 	// IDs names the sweep and numbers its runs; nil means a new sweep.
 	IDs *IDs
 	// BatchPerStmt makes --batch follow --rows-per-stmt in workloads that
-	// insert rows: one multi-row INSERT per transaction, as seed 000's
+	// insert rows: one multi-row INSERT per transaction, as sqlite3perf's
 	// generate -b N (rows-per-stmt given, batch not).
 	BatchPerStmt bool
 }
@@ -184,7 +184,7 @@ func Build(req Request) (*Plan, error) {
 						if w, err = spec.New(pp, s); err != nil {
 							return nil, &InputError{err.Error()}
 						}
-						notes = append(notes, fmt.Sprintf("--batch follows --rows-per-stmt: one %s-row INSERT per transaction (as seed 000's generate -b %s); give --batch to put several statements in one transaction", rps, rps))
+						notes = append(notes, fmt.Sprintf("--batch follows --rows-per-stmt: one %s-row INSERT per transaction (as sqlite3perf's generate -b %s); give --batch to put several statements in one transaction", rps, rps))
 					}
 					notes = append(notes, inert(w)...)
 					t, err := resolveTarget(w, asked)

@@ -382,7 +382,7 @@ func (b *builder) stepped(cells []int) bool {
 }
 
 // named reports whether cells are best told apart by their steps' names:
-// suite steps whose names are short enough to head a row (seed 002's
+// suite steps whose names are short enough to head a row (the rusqlite inserts benchmark's
 // "+ journal_mode=WAL"); long names that list settings give way to the
 // labels that vary.
 func (b *builder) named(cells []int) bool {

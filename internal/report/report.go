@@ -444,7 +444,7 @@ func controlRates(rs []*results.Result) map[string]float64 {
 
 // LoadSummary is the one-row-per-run table of runs whose headline counts
 // their operations: the rate of each op kind and their total, in the shape
-// of seed 001's output, with latency beside it: response time under a
+// of go-sqlite-bench's output, with latency beside it: response time under a
 // target rate, service time in closed loop.
 func LoadSummary(rs []*results.Result) *Table {
 	t := &Table{}

@@ -210,7 +210,7 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 			env.Figure(w.figure("rows_inserted", t), units.Rows, units.None, float64(n-t.rows))
 		}
 	}
-	// The tables' row counts after the run, as seed 004 prints them (not
+	// The tables' row counts after the run, as the SQLite Performance Limits benchmark prints them (not
 	// measured: the clock stopped at env.End). Not after an interrupt: they
 	// could wait behind writers still running.
 	if ctx.Err() != nil {

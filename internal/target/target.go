@@ -305,7 +305,7 @@ type queryReturnedKey struct{}
 
 // WithQueryReturned returns a context under which Query calls fn once the
 // query has been handed to the engine and returned, before the first row
-// is read (seed 000's "time after query").
+// is read (sqlite3perf's "time after query").
 func WithQueryReturned(ctx context.Context, fn func()) context.Context {
 	return context.WithValue(ctx, queryReturnedKey{}, fn)
 }

@@ -88,8 +88,8 @@ func (s *Schema) Key(seed uint64, i int64, a *Arena) any {
 	return a.Str(s.AppendKey(a.Buf(64), seed, i))
 }
 
-// The seeds' tables: row index i (bench, as seed 000), i+1 (INTEGER PRIMARY
-// KEY tables), or a UUID (users, seed 002).
+// The seeds' tables: row index i (bench, as sqlite3perf), i+1 (INTEGER PRIMARY
+// KEY tables), or a UUID (users, the rusqlite inserts benchmark).
 var (
 	baseTime = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	names    = []string{"Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "John", "Ken", "Leslie", "Margaret", "Niklaus", "Radia", "Tony", "Barbara"}
@@ -135,7 +135,7 @@ var Schemas = map[string]*Schema{
 		{Name: "id", Type: dialect.Integer, PrimaryKey: true, NotNull: true}, {Name: "name", Type: dialect.Text}}},
 		[]string{"name"},
 		gen.Column{Name: "id", Gen: rowid},
-		// seed 001: 30 random capital letters
+		// go-sqlite-bench: 30 random capital letters
 		gen.Column{Name: "name", Gen: gen.Letters{Len: 30}}),
 	"pages": newSchema(dialect.Table{Name: "pages", Columns: []dialect.Column{
 		{Name: "id", Type: dialect.Integer, PrimaryKey: true}, {Name: "body", Type: dialect.Text}}},
@@ -144,11 +144,11 @@ var Schemas = map[string]*Schema{
 		gen.Column{Name: "body", Gen: gen.Text{Min: PageBodySize, Max: PageBodySize}}),
 }
 
-// PageBodySize is the default body size of the pages schema (seed 003).
+// PageBodySize is the default body size of the pages schema (Turriate's HTTP benchmark).
 const PageBodySize = 5400
 
 // BenchValues returns row i's rand (8 random bytes, hex) and hash (SHA-256
-// of those bytes, hex), as seed 000 generates them.
+// of those bytes, hex), as sqlite3perf generates them.
 func BenchValues(seed uint64, i int64) (string, string) {
 	var buf [80]byte
 	var vals [3]gen.Value
@@ -156,7 +156,7 @@ func BenchValues(seed uint64, i int64) (string, string) {
 	return string(vals[1].Text), string(vals[2].Text)
 }
 
-// CheckBench verifies a bench row the way seed 000's reader does: decode
+// CheckBench verifies a bench row the way sqlite3perf's reader does: decode
 // rand, hash it, compare with the stored hash.
 func CheckBench(rand, hash string) bool {
 	b, err := hex.DecodeString(rand)
