@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -213,8 +214,12 @@ func (l *Local) Run(ctx context.Context, emit func(Event)) (Event, error) {
 	fin.Done = env.Done.Load()
 	fin.FinalOps = ToOps(metrics.Merge(l.wl.Ops(), env.Recorders))
 	if p, ok := l.wl.(workload.Parted); ok {
+		// Merge leaves out the ops that saw nothing: a part's op index
+		// is its place in the workload's ops, found by name.
 		for i := range fin.FinalOps {
-			fin.FinalOps[i].Of = p.PartOf(i)
+			if k := slices.Index(l.wl.Ops(), fin.FinalOps[i].Name); k >= 0 {
+				fin.FinalOps[i].Of = p.PartOf(k)
+			}
 		}
 	}
 	for _, f := range env.Figures {
