@@ -7,6 +7,8 @@
 mod ctx;
 mod db;
 mod env;
+#[allow(dead_code)] // used by the program runner, next
+mod expr;
 mod gen;
 mod insert;
 mod job;
