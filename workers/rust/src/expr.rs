@@ -17,19 +17,6 @@ pub enum V {
     Text(String),
 }
 
-impl V {
-    /// The value's text (pgbench's), for messages.
-    pub fn str(&self) -> String {
-        match self {
-            V::Null => "NULL".into(),
-            V::Bool(b) => b.to_string(),
-            V::Int(i) => i.to_string(),
-            V::Float(f) => go_float(*f),
-            V::Text(s) => s.clone(),
-        }
-    }
-}
-
 /// A double as Go's strconv.FormatFloat(f, 'g', -1, 64) (and %v) writes
 /// it: the shortest digits, with an exponent below 1e-4 and from 1e6 on.
 pub fn go_float(f: f64) -> String {
@@ -983,11 +970,7 @@ mod tests {
     /// error.
     #[test]
     fn program_vectors() {
-        let path = format!(
-            "{}/../../internal/spec/testdata/program-vectors.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let v = crate::vectors_test::load("internal/spec/testdata/program-vectors.json");
         let p = &v["program"];
         let seed: u64 = p["seed"].as_str().unwrap().parse().unwrap();
         let ts = p["tables"].as_array().unwrap();

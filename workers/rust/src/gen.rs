@@ -1001,7 +1001,6 @@ pub fn append_one(g: Gen, out: &mut String, seed: u64, i: i64) {
 
 /// "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)" (Go's RFC 3339) in Unix
 /// nanoseconds.
-#[allow(dead_code)] // used by the program runner, next
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
@@ -1041,7 +1040,6 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
 
 /// A table's columns as internal/gen's testdata/vectors.json and a
 /// workload program write them: name, kind and args.
-#[allow(dead_code)] // used by the program runner, next
 pub fn decode_table(cols: &[Value]) -> Result<Table, String> {
     let mut names: Vec<String> = Vec::new();
     let mut gens = Vec::new();
@@ -1056,7 +1054,6 @@ pub fn decode_table(cols: &[Value]) -> Result<Table, String> {
     Ok(Table { names, gens })
 }
 
-#[allow(dead_code)]
 fn decode_gen(kind: &str, a: &Value, names: &[String]) -> Result<Gen, String> {
     // Integers from the number's text: bounds may be ±2^63.
     let int = |k: &str| -> Result<i64, String> {

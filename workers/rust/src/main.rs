@@ -7,7 +7,6 @@
 mod ctx;
 mod db;
 mod env;
-#[allow(dead_code)] // used by the program runner, next
 mod expr;
 mod gen;
 mod insert;
@@ -16,11 +15,14 @@ mod loadgen;
 mod metrics;
 mod ops;
 mod own;
+mod program;
 mod proto;
 mod scan;
 mod schema;
 mod worker;
 
+#[cfg(test)]
+mod program_test;
 #[cfg(test)]
 mod vectors_test;
 

@@ -7,7 +7,8 @@ use crate::schema;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-fn load(rel: &str) -> Value {
+/// A JSON file of the repository's test data, by its path from the root.
+pub fn load(rel: &str) -> Value {
     let path = format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
