@@ -191,7 +191,7 @@ fn serve(out: &Out) -> i32 {
                     "version": version(),
                     "driver": "rusqlite",
                     "driver_version": env!("LB_RUSQLITE_VERSION"),
-                    "caps": ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"],
+                    "caps": ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", "program"],
                 }));
             }
             "setup" => {
