@@ -15,6 +15,7 @@ use crate::job::Settings;
 use crate::loadgen::{self, Config, Executor, OpError, ROLE_CHOOSE};
 use crate::metrics::{err_kind, Recorder};
 use crate::ops::{bind_val, load_figures, Claims};
+use crate::own::created_name;
 use crate::scan::{check_bench, preload};
 use crate::schema::Schema;
 use crate::worker::check_rows_per_stmt;
@@ -458,6 +459,17 @@ impl Program {
             scale: Mutex::new(1),
             before: Mutex::new(vec![String::new(); nchecks]),
         })
+    }
+
+    /// The tables and indexes the program creates.
+    pub fn tables(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in &self.tables {
+            out.push(t.schema.name.to_string());
+            out.extend(t.schema.ddl.iter().filter_map(|q| created_name(q)));
+        }
+        out.extend(self.init.iter().filter_map(|q| created_name(q)));
+        out
     }
 
     /// The result names: transactions, then statements of their own.

@@ -40,6 +40,15 @@ impl Workload {
         }
     }
 
+    /// The tables and indexes the workload creates besides the built-in
+    /// schemas' (a workload file's), for the ownership rule.
+    fn tables(&self) -> Vec<String> {
+        match self {
+            Workload::Program(p) => p.tables(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The transaction op k is a part of: "" for an op of its own (parts
     /// are in the final event only).
     fn part_of(&self, k: usize) -> &str {
@@ -282,7 +291,7 @@ pub fn setup(ctx: &Ctx, j: &Value) -> Result<(Prepared, Value), String> {
     let (job, wl) = resolve(j)?;
     let memory = job.settings.bool("in-memory");
     if !memory {
-        own::check(&job.path, job.attach)?;
+        own::check(&job.path, job.attach, &wl.tables())?;
     }
     let t0 = now();
     let s = &job.settings;
