@@ -132,7 +132,9 @@ impl Run<'_> {
     /// Counts a finished operation's retries and error; whether it
     /// succeeded.
     fn record(&self, rec: &mut Recorder, op: usize, retries: i64, r: Result<(), OpError>) -> bool {
-        rec.retry_n(op, retries);
+        if retries != 0 {
+            rec.retry_n(op, retries);
+        }
         match r {
             Ok(()) => true,
             Err(OpError::Fatal(e)) => {
