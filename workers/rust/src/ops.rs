@@ -416,13 +416,20 @@ impl OpsExecutor<'_> {
     fn read(&mut self) -> Result<(), OpError> {
         let w = self.sh.w;
         let i = self.keys.next_key(self.sh.claims.visible());
-        w.schema.key(w.seed, i, &mut self.key);
+        // An integer key is bound as it is, a text key from the key buffer.
+        let int_key = (!w.schema.gen.is_text(0)).then(|| w.schema.gen.int(0, w.seed, i));
+        if int_key.is_none() {
+            w.schema.key(w.seed, i, &mut self.key);
+        }
         let mut found = false;
         let key = &self.key;
         let (ints, texts) = (&mut self.ints, &mut self.texts);
         let r = self.sh.sess.query(
             &self.sh.read,
-            &mut |st: &mut Statement<'_>| bind_val(st, 1, key, key.vals[0]),
+            &mut |st: &mut Statement<'_>| match int_key {
+                Some(k) => st.raw_bind_parameter(1, k),
+                None => bind_val(st, 1, key, key.vals[0]),
+            },
             &mut |row: &rusqlite::Row<'_>| {
                 found = true;
                 for (k, (iv, tv)) in ints.iter_mut().zip(texts.iter_mut()).enumerate() {
