@@ -601,8 +601,9 @@ impl Session {
         }
     }
 
-    /// A worker's read-only transactions: BEGIN on the pool, outside the
-    /// write policy (no single writer, no write mutex).
+    /// A worker's read-only transactions: on the pool, outside the write
+    /// policy (no single writer, no write mutex); BEGIN as the tx setting
+    /// says, as the Go clients begin every transaction.
     pub fn reader(&self) -> Writer<'_> {
         Writer {
             s: self,
@@ -650,7 +651,7 @@ impl Writer<'_> {
         };
         let r = pool.and_then(|p| {
             let c = p.get()?;
-            let begin = if self.s.policy.tx_immediate && !self.read {
+            let begin = if self.s.policy.tx_immediate {
                 "BEGIN IMMEDIATE"
             } else {
                 "BEGIN"
