@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,11 +25,13 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/engine/sqlite"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/target/mattn"
 	"github.com/litebench/litebench/internal/worker"
 	"github.com/litebench/litebench/internal/workload"
 )
@@ -130,6 +133,9 @@ type jobCase struct {
 	racyConns bool
 	interval  time.Duration
 	acks      bool
+	// file: a workload file (docs/workload-files.md); the Rust worker gets
+	// it compiled (job.program), the Go worker interprets it.
+	file string
 }
 
 var jobCases = []jobCase{
@@ -185,6 +191,22 @@ var jobCases = []jobCase{
 	{name: "read-conn-per-op", workload: "read", same: true,
 		params:   map[string]string{"rows": "100", "count": "50"},
 		settings: map[string]string{"conn-per-op": "true"}},
+	{name: "program-kv", file: "../../internal/spec/testdata/program/kv.toml", same: true,
+		params:   map[string]string{"keys": "1000", "count": "300"},
+		settings: map[string]string{"journal": "wal", "sync": "off", "batch": "3"}},
+	{name: "program-ledger-parts", file: "../../internal/spec/testdata/program/weighted.toml", same: true,
+		interval: 30 * time.Millisecond, params: map[string]string{"seed": "7", "count": "300"},
+		settings: map[string]string{"journal": "wal", "sync": "off", "batch": "3"}},
+	{name: "program-pagination", file: "../../examples/pagination.toml", same: true,
+		params: map[string]string{"rows": "2000", "depth": "500", "count": "20"}},
+	// datetime('now') in its rows: the content differs, the checks pass.
+	{name: "program-bank-checks", file: "../../examples/bank.toml",
+		params:   map[string]string{"accounts": "500", "count": "300"},
+		settings: map[string]string{"sync": "off", "tx": "immediate"}},
+	{name: "program-kv-open-loop", file: "../../internal/spec/testdata/program/kv.toml", same: true,
+		interval: 40 * time.Millisecond,
+		params:   map[string]string{"keys": "1000", "count": "200", "rate": "2000", "max-inflight": "1"},
+		settings: map[string]string{"sync": "off"}},
 }
 
 // newJob is the job a controller sends: every setting, the workload's own
@@ -212,8 +234,69 @@ func newJob(t *testing.T, c jobCase, tgt string) *worker.Job {
 	if s.Bool("in-memory") {
 		path = "conform-" + c.name
 	}
-	return &worker.Job{RunID: c.name, Workload: c.workload, Params: p, Settings: s.Map(), Target: tgt,
+	j := &worker.Job{RunID: c.name, Workload: c.workload, Params: p, Settings: s.Map(), Target: tgt,
 		Path: path, Digest: true, Acks: c.acks, IntervalNS: int64(c.interval)}
+	if c.file != "" {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Workload = strings.TrimSuffix(filepath.Base(c.file), ".toml")
+		j.Spec = &workload.Definition{Kind: "file", Sources: []workload.DefSource{{Name: filepath.Base(c.file), Text: string(b)}}}
+		if tgt == target {
+			j.Program = programOf(t, j)
+		}
+	}
+	return j
+}
+
+// resolve builds a job's workload as litebench does.
+func resolve(t *testing.T, j *worker.Job) workload.Workload {
+	t.Helper()
+	ref := *j
+	ref.Target = "mattn"
+	wl, _, err := worker.Resolve(&ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wl
+}
+
+// partsOf names, for a workload file's statements with results of their
+// own, the transaction each is a part of.
+func partsOf(t *testing.T, c jobCase) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	if c.file == "" {
+		return m
+	}
+	wl := resolve(t, newJob(t, jobCase{name: c.name, file: c.file, params: c.params, settings: c.settings}, "mattn"))
+	p, ok := wl.(workload.Parted)
+	if !ok {
+		t.Fatalf("%s has no parts (%T)", c.file, wl)
+	}
+	for k, name := range wl.Ops() {
+		if of := p.PartOf(k); of != "" {
+			m[name] = of
+		}
+	}
+	return m
+}
+
+// programOf compiles a job's workload file for SQLite, as litebench does
+// for a worker that announces "program".
+func programOf(t *testing.T, j *worker.Job) json.RawMessage {
+	t.Helper()
+	wl := resolve(t, j)
+	pg, ok := wl.(worker.Programmed)
+	if !ok {
+		t.Fatalf("%s compiles to no program (%T)", j.Workload, wl)
+	}
+	p, err := pg.ProgramJSON(dialect.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestConformance(t *testing.T) {
@@ -240,6 +323,64 @@ func TestConformance(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunWorkloadFile: 'litebench run FILE --target rust-rusqlite' runs a
+// workload file on this worker (it announces "program") with the counts,
+// checks and rows of the Go worker's run.
+func TestRunWorkloadFile(t *testing.T) {
+	rustWorker(t)
+	lb := litebench(t)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type run struct {
+		Status string       `json:"status"`
+		Error  string       `json:"error"`
+		Ops    []results.Op `json:"ops"`
+		Notes  []string     `json:"notes"`
+	}
+	runs := map[string][]run{}
+	dir := t.TempDir()
+	// The Rust worker's second run reuses the bench database its first
+	// made, the workload file's own tables included.
+	for _, tgt := range []string{"mattn", target, target} {
+		cmd := exec.Command(lb, "run", filepath.Join(root, "examples", "bank.toml"), "--target", tgt, "--accounts", "200",
+			"--count", "200", "--format", "json", "--no-store", "--db", filepath.Join(dir, tgt+".db"))
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "LITEBENCH_ROOT="+root)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tgt, err, out)
+		}
+		dec := json.NewDecoder(strings.NewReader(string(out)))
+		for dec.More() {
+			var r run
+			if err := dec.Decode(&r); err != nil {
+				t.Fatalf("%s: %v\n%s", tgt, err, out)
+			}
+			runs[tgt] = append(runs[tgt], r)
+		}
+	}
+	got, ref := runs[target], runs["mattn"]
+	if len(got) != 2 || len(ref) != 1 || got[0].Status != "ok" || got[1].Status != "ok" {
+		t.Fatalf("runs %+v, litebench worker's %+v", got, ref)
+	}
+	if a, b := opCounts(got[0].Ops), opCounts(ref[0].Ops); !reflect.DeepEqual(a, b) {
+		t.Errorf("op counts %v, mattn %v", a, b)
+	}
+	checks := func(notes []string) (out []string) {
+		for _, n := range notes {
+			if strings.HasPrefix(n, "check ") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if a, b := checks(got[0].Notes), checks(ref[0].Notes); len(a) == 0 || !reflect.DeepEqual(a, b) {
+		t.Errorf("checks %q, mattn %q", a, b)
 	}
 }
 
@@ -321,6 +462,15 @@ func compare(t *testing.T, c jobCase, ref, got *conversation) {
 			t.Errorf("done %d, litebench worker %d", got.final.Done, ref.final.Done)
 		}
 	}
+	parts := partsOf(t, c)
+	for _, o := range got.final.FinalOps {
+		if o.Of != parts[o.Name] {
+			t.Errorf("%s is a part of %q, want %q", o.Name, o.Of, parts[o.Name])
+		}
+	}
+	if c.file != "" && !reflect.DeepEqual(got.final.Notes, ref.final.Notes) {
+		t.Errorf("notes %q, litebench worker %q", got.final.Notes, ref.final.Notes)
+	}
 	if !c.same && !c.digest {
 		return
 	}
@@ -365,6 +515,7 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 		t.Errorf("%s: elapsed %v", who, cv.final.ElapsedS)
 	}
 	felt := map[string]int64{}
+	parts := partsOf(t, c)
 	for _, o := range cv.final.FinalOps {
 		svc := decode(t, who, o.Hist)
 		if want := summary(svc); !reflect.DeepEqual(o.Service, want) {
@@ -377,7 +528,9 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 		if samples > 0 && samples != o.Count+o.Overrun {
 			t.Errorf("%s: %s: %d samples for %d operations and %d overruns", who, o.Name, samples, o.Count, o.Overrun)
 		}
-		felt[o.Name] = o.Count
+		if parts[o.Name] == "" { // a statement's own result is in no interval, nor in done
+			felt[o.Name] = o.Count
+		}
 		if o.RespHist != "" {
 			resp := decode(t, who, o.RespHist)
 			if want := summary(resp); !reflect.DeepEqual(o.Response, want) {
@@ -388,8 +541,17 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 					t.Errorf("%s: %s: response p%v below service", who, o.Name, q)
 				}
 			}
-		} else if c.params["rate"] != "" {
+		} else if c.params["rate"] != "" && parts[o.Name] == "" {
 			t.Errorf("%s: %s: open loop without a response histogram", who, o.Name)
+		}
+	}
+	if c.file != "" && c.params["count"] != "" {
+		n := int64(0)
+		for _, k := range felt {
+			n += k
+		}
+		if want, _ := strconv.ParseInt(c.params["count"], 10, 64); n != want || cv.final.Done != want {
+			t.Errorf("%s: transactions count %d, done %d, want %d", who, n, cv.final.Done, want)
 		}
 	}
 	if c.interval > 0 {

@@ -7,7 +7,10 @@
 # 'litebench selfcheck' does), and prints both rates and their ratio; the
 # summary gives the medians and the median of the per-round ratios, which
 # cancels most of a noisy machine's drift. The goal is a ratio of at least
-# 0.95. ROUNDS (3), ROWS, READ_ROWS and SECONDS change the sizes.
+# 0.95. Each side also gives its rate per second of CPU time (the worker's
+# between set-up and the final event), and the ratio of those, which a
+# busy machine disturbs much less than wall time. ROUNDS (3), ROWS,
+# READ_ROWS and SECONDS change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./build.sh >/dev/null
@@ -27,21 +30,23 @@ side() { # side plain|worker insert|read: one measurement
 for kind in insert read; do
   unit=rows/s
   [ "$kind" = read ] && unit=ops/s
-  plains=() workers=() ratios=()
+  plains=() workers=() ratios=() cpuratios=()
   for r in $(seq "$rounds"); do
     if [ $((r % 2)) = 1 ]; then
-      p=$(side plain "$kind")
-      w=$(side worker "$kind")
+      read -r p pc < <(side plain "$kind")
+      read -r w wc < <(side worker "$kind")
     else
-      w=$(side worker "$kind")
-      p=$(side plain "$kind")
+      read -r w wc < <(side worker "$kind")
+      read -r p pc < <(side plain "$kind")
     fi
     ratio=$(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')
-    echo "$kind round $r: plain $p $unit, worker $w $unit, ratio $ratio"
-    plains+=("$p") workers+=("$w") ratios+=("$ratio")
+    cpuratio=$(awk -v p="$pc" -v w="$wc" 'BEGIN {printf "%.3f", w / p}')
+    echo "$kind round $r: plain $p $unit, worker $w $unit, ratio $ratio; per CPU second: plain $pc, worker $wc, ratio $cpuratio"
+    plains+=("$p") workers+=("$w") ratios+=("$ratio") cpuratios+=("$cpuratio")
   done
   mp=$(printf '%s\n' "${plains[@]}" | median)
   mw=$(printf '%s\n' "${workers[@]}" | median)
   mr=$(printf '%s\n' "${ratios[@]}" | median)
-  echo "$kind: median plain $mp $unit, median worker $mw $unit, median paired ratio $mr"
+  mc=$(printf '%s\n' "${cpuratios[@]}" | median)
+  echo "$kind: median plain $mp $unit, median worker $mw $unit, median paired ratio $mr, per CPU second $mc"
 done

@@ -597,6 +597,19 @@ impl Session {
             s: self,
             tx: None,
             locked: false,
+            read: false,
+        }
+    }
+
+    /// A worker's read-only transactions: on the pool, outside the write
+    /// policy (no single writer, no write mutex); BEGIN as the tx setting
+    /// says, as the Go clients begin every transaction.
+    pub fn reader(&self) -> Writer<'_> {
+        Writer {
+            s: self,
+            tx: None,
+            locked: false,
+            read: true,
         }
     }
 }
@@ -608,11 +621,12 @@ pub struct Writer<'s> {
     s: &'s Session,
     tx: Option<(Box<Conn>, Arc<Pool>)>,
     locked: bool,
+    read: bool,
 }
 
 impl Writer<'_> {
     fn lock(&mut self) {
-        if self.s.policy.write_mutex && !self.locked {
+        if self.s.policy.write_mutex && !self.locked && !self.read {
             self.s.pools.wmu.lock();
             self.locked = true;
         }
@@ -630,7 +644,12 @@ impl Writer<'_> {
             return Err(DbError::Other("a transaction is already open".into()));
         }
         self.lock();
-        let r = self.s.writes().and_then(|p| {
+        let pool = if self.read {
+            Ok(self.s.db().clone())
+        } else {
+            self.s.writes()
+        };
+        let r = pool.and_then(|p| {
             let c = p.get()?;
             let begin = if self.s.policy.tx_immediate {
                 "BEGIN IMMEDIATE"
@@ -669,6 +688,26 @@ impl Writer<'_> {
                 r
             }
         }
+    }
+
+    /// Runs st with each row handed to row: in the open transaction, or
+    /// on its own pool (a write behind the write mutex).
+    pub fn query(&mut self, st: &Stmt, bind: BindFn<'_>, row: RowFn<'_>) -> Result<(), DbError> {
+        let prepared = self.s.policy.prepared;
+        match &mut self.tx {
+            Some((c, _)) => c.run(st, prepared, bind, Some(row)),
+            None => {
+                self.lock();
+                let r = st.pool.with_conn(|c| c.run(st, prepared, bind, Some(row)));
+                self.unlock();
+                r
+            }
+        }
+    }
+
+    /// Whether a transaction is open.
+    pub fn in_tx(&self) -> bool {
+        self.tx.is_some()
     }
 
     pub fn commit(&mut self) -> Result<(), DbError> {

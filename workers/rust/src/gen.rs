@@ -5,6 +5,7 @@
 //! Rust never fuses a multiply and an add, so the float expressions are
 //! written as the specification gives them.
 
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -440,15 +441,21 @@ impl<'z> KeyGen<'z> {
 
     /// A row index in [0, n), n the rows that exist now.
     pub fn next_key(&mut self, n: i64) -> i64 {
-        if n <= 1 {
-            return 0;
-        }
-        let u = unit(self.rnd.next_u64());
-        match self.kind {
-            KeyKind::Zipfian => scatter(self.zipf.expect("zipfian keys need a zipf").rank(u), n),
-            KeyKind::Latest => (n - 1 - self.zipf.expect("latest keys need a zipf").rank(u)).max(0),
-            KeyKind::Uniform => (u * n as f64) as i64,
-        }
+        pick(self.kind, self.zipf, &mut self.rnd, n)
+    }
+}
+
+/// A row index in [0, n) drawn from rnd (docs/data-generation.md §5): 0
+/// without a draw when n ≤ 1.
+pub fn pick(kind: KeyKind, zipf: Option<&Zipf>, rnd: &mut SplitMix, n: i64) -> i64 {
+    if n <= 1 {
+        return 0;
+    }
+    let u = unit(rnd.next_u64());
+    match kind {
+        KeyKind::Zipfian => scatter(zipf.expect("zipfian keys need a zipf").rank(u), n),
+        KeyKind::Latest => (n - 1 - zipf.expect("latest keys need a zipf").rank(u)).max(0),
+        KeyKind::Uniform => (u * n as f64) as i64,
     }
 }
 
@@ -581,6 +588,11 @@ pub enum Gen {
         stream: u64,
         zipf: Zipf,
     },
+    LatestInt {
+        n: i64,
+        stream: u64,
+        zipf: Zipf,
+    },
     ConstInt {
         value: i64,
     },
@@ -632,6 +644,7 @@ impl Gen {
             Gen::Seq { .. }
             | Gen::UniformInt { .. }
             | Gen::ZipfInt { .. }
+            | Gen::LatestInt { .. }
             | Gen::ConstInt { .. } => false,
             Gen::Timestamp { format, .. } => *format == TimeFormat::Rfc3339Nano,
             _ => true,
@@ -847,6 +860,9 @@ impl Table {
             Gen::ZipfInt { n, stream, zipf } => {
                 scatter(zipf.rank(unit(draw(seed, *stream, i as u64))), *n)
             }
+            Gen::LatestInt { n, stream, zipf } => {
+                (n - 1 - zipf.rank(unit(draw(seed, *stream, i as u64)))).max(0)
+            }
             Gen::ConstInt { value } => *value,
             Gen::Timestamp {
                 start_ns, step_ns, ..
@@ -971,6 +987,180 @@ impl Table {
             buf.vals.push(Val::Text(a as u32, b as u32));
         }
     }
+}
+
+/// Row i's value of a text generator on its own under seed (not
+/// sha256_of, which needs the row).
+pub fn append_one(g: Gen, out: &mut String, seed: u64, i: i64) {
+    let t = Table {
+        names: vec![String::new()],
+        gens: vec![g],
+    };
+    t.append_text(0, out, seed, i, None);
+}
+
+/// "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)" (Go's RFC 3339) in Unix
+/// nanoseconds.
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
+        return None;
+    }
+    let n = |a: usize, z: usize| -> Option<i64> {
+        let f = s.get(a..z)?;
+        f.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| f.parse().ok())?
+    };
+    let days = days_from_civil(n(0, 4)?, n(5, 7)?, n(8, 10)?);
+    let mut ns = (days * 86_400 + n(11, 13)? * 3600 + n(14, 16)? * 60 + n(17, 19)?) * 1_000_000_000;
+    let mut rest = &s[19..];
+    if let Some(f) = rest.strip_prefix('.') {
+        let d = f.bytes().take_while(u8::is_ascii_digit).count();
+        if d == 0 || d > 9 {
+            return None;
+        }
+        ns += f[..d].parse::<i64>().ok()? * 10i64.pow(9 - d as u32);
+        rest = &f[d..];
+    }
+    match rest {
+        "Z" | "z" => Some(ns),
+        _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
+            let off = (rest[1..3].parse::<i64>().ok()? * 60 + rest[4..6].parse::<i64>().ok()?)
+                * 60_000_000_000;
+            Some(if rest.starts_with('+') {
+                ns - off
+            } else {
+                ns + off
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A table's columns as internal/gen's testdata/vectors.json and a
+/// workload program write them: name, kind and args.
+pub fn decode_table(cols: &[Value]) -> Result<Table, String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut gens = Vec::new();
+    for c in cols {
+        let name = c["name"].as_str().unwrap_or("").to_string();
+        let kind = c["kind"].as_str().unwrap_or("");
+        let g = decode_gen(kind, &c["args"], &names)
+            .map_err(|e| format!("column {name} ({kind}): {e}"))?;
+        names.push(name);
+        gens.push(g);
+    }
+    Ok(Table { names, gens })
+}
+
+fn decode_gen(kind: &str, a: &Value, names: &[String]) -> Result<Gen, String> {
+    // Integers from the number's text: bounds may be ±2^63.
+    let int = |k: &str| -> Result<i64, String> {
+        match a.get(k) {
+            None | Some(Value::Null) => Ok(0),
+            Some(v) => v
+                .to_string()
+                .parse::<i64>()
+                .map_err(|_| format!("{k}: want an integer, not {v}")),
+        }
+    };
+    let size = |k: &str| -> Result<usize, String> {
+        usize::try_from(int(k)?).map_err(|_| format!("{k}: want a count"))
+    };
+    let text = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let stream = match a.get("stream") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(s)) => s.parse::<u64>().map_err(|_| format!("stream {s:?}"))?,
+        Some(v) => v.as_u64().ok_or_else(|| format!("stream {v}"))?,
+    };
+    let theta = a.get("theta").and_then(Value::as_f64).unwrap_or(0.0);
+    Ok(match kind {
+        "seq" => Gen::Seq {
+            start: int("start")?,
+        },
+        "uniform_int" => Gen::UniformInt {
+            lo: int("lo")?,
+            hi: int("hi")?,
+            stream,
+        },
+        "zipf_int" => Gen::ZipfInt {
+            n: int("n")?,
+            stream,
+            zipf: Zipf::new(int("n")?, theta),
+        },
+        "latest_int" => Gen::LatestInt {
+            n: int("n")?,
+            stream,
+            zipf: Zipf::new(int("n")?, theta),
+        },
+        "const_int" => Gen::ConstInt {
+            value: int("value")?,
+        },
+        "timestamp" => Gen::Timestamp {
+            start_ns: parse_rfc3339(&text("start"))
+                .ok_or_else(|| format!("start {:?}: want RFC 3339", text("start")))?,
+            step_ns: int("step_ns")?,
+            format: match text("format").as_str() {
+                "unix_ms" => TimeFormat::UnixMs,
+                "rfc3339nano" => TimeFormat::Rfc3339Nano,
+                f => return Err(format!("format {f:?}")),
+            },
+        },
+        "hex" => Gen::Hex {
+            bytes: size("bytes")?,
+            stream,
+        },
+        "letters" => Gen::Letters {
+            len: size("len")?,
+            stream,
+        },
+        "text" => Gen::Text {
+            min: size("min")?,
+            max: size("max")?,
+            stream,
+        },
+        "uuid4" => Gen::Uuid4 { stream },
+        "sha256_of" => Gen::Sha256Of {
+            src: names
+                .iter()
+                .position(|n| *n == text("column"))
+                .ok_or_else(|| format!("column {:?} is not an earlier column", text("column")))?,
+            decode_hex: a
+                .get("decode_hex")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        },
+        "choice" => {
+            let list: Vec<String> = a
+                .get("list")
+                .and_then(Value::as_array)
+                .map(|l| {
+                    l.iter()
+                        .map(|s| s.as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if list.is_empty() {
+                return Err("an empty list".into());
+            }
+            Gen::Choice {
+                list,
+                count: size("count")?,
+                sep: text("sep"),
+                stream,
+            }
+        }
+        "const" => Gen::Const {
+            value: text("value"),
+        },
+        "seq_text" => Gen::SeqText {
+            prefix: text("prefix"),
+            start: int("start")?,
+            suffix: text("suffix"),
+        },
+        k => return Err(format!("unknown generator {k:?}")),
+    })
 }
 
 #[cfg(test)]

@@ -370,25 +370,10 @@ pub fn p_float(p: &BTreeMap<String, String>, name: &str, lo: f64, hi: f64) -> Re
         Ok(f) if f >= lo && f <= hi => Ok(f),
         _ => Err(format!(
             "--{name} {v:?}: want a number from {} to {}",
-            go_num(lo),
-            go_num(hi)
+            crate::expr::go_float(lo),
+            crate::expr::go_float(hi)
         )),
     }
-}
-
-/// A float as Go's %v prints it (strconv 'g', shortest).
-fn go_num(f: f64) -> String {
-    if f == 0.0 || !f.is_finite() {
-        return format!("{f}");
-    }
-    let e = format!("{f:e}");
-    let (mant, exp) = e.split_once('e').expect("exponent form");
-    let exp: i32 = exp.parse().expect("exponent");
-    if (-4..6).contains(&exp) {
-        return format!("{f}");
-    }
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mant}e{sign}{:02}", exp.abs())
 }
 
 /// A duration such as 500ms, 10s or 2m (Go's time.ParseDuration), in ns.
@@ -483,8 +468,8 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Some(500_000_000));
         assert_eq!(parse_duration("0"), Some(0));
         assert_eq!(parse_duration("10"), None);
-        assert_eq!(go_num(1e9), "1e+09");
-        assert_eq!(go_num(100.0), "100");
-        assert_eq!(go_num(0.0), "0");
+        assert_eq!(crate::expr::go_float(1e9), "1e+09");
+        assert_eq!(crate::expr::go_float(100.0), "100");
+        assert_eq!(crate::expr::go_float(0.0), "0");
     }
 }

@@ -27,13 +27,19 @@ pub enum OpError {
 /// Runs operations for one worker, on one thread.
 pub trait Executor {
     /// Runs one operation of kind op; returns how many times it was
-    /// retried and how it ended.
-    fn run_op(&mut self, op: usize) -> (i64, Result<(), OpError>);
+    /// retried and how it ended. rec is where the operation goes: an
+    /// executor records there the results of its parts (ops of their own).
+    fn run_op(&mut self, op: usize, rec: &mut Recorder) -> (i64, Result<(), OpError>);
 }
+
+/// The role of a closed-loop worker that chooses each operation (seq =
+/// worker × 2^40, +1, …) as the open loop does.
+pub const ROLE_CHOOSE: usize = usize::MAX;
 
 pub struct Config {
     pub ops: usize,
-    /// Closed loop: one worker per entry, running that op kind.
+    /// Closed loop: one worker per entry, running that op kind (or
+    /// ROLE_CHOOSE).
     pub roles: Vec<usize>,
     /// Open loop when > 0: operations per second in total.
     pub rate: f64,
@@ -126,7 +132,9 @@ impl Run<'_> {
     /// Counts a finished operation's retries and error; whether it
     /// succeeded.
     fn record(&self, rec: &mut Recorder, op: usize, retries: i64, r: Result<(), OpError>) -> bool {
-        rec.retry_n(op, retries);
+        if retries != 0 {
+            rec.retry_n(op, retries);
+        }
         match r {
             Ok(()) => true,
             Err(OpError::Fatal(e)) => {
@@ -252,11 +260,15 @@ pub fn run<'e>(
     if cfg.rate > 0.0 {
         run_open(&r, choose, new_executor)
     } else {
-        run_closed(&r, new_executor)
+        run_closed(&r, choose, new_executor)
     }
 }
 
-fn run_closed<'e>(r: &Run, new_executor: &NewExecutor<'e>) -> (Stats, Result<(), RunError>) {
+fn run_closed<'e>(
+    r: &Run,
+    choose: &(dyn Fn(u64) -> usize + Sync),
+    new_executor: &NewExecutor<'e>,
+) -> (Stats, Result<(), RunError>) {
     let cfg = r.cfg;
     let q = Quota {
         left: AtomicI64::new(cfg.count),
@@ -280,7 +292,14 @@ fn run_closed<'e>(r: &Run, new_executor: &NewExecutor<'e>) -> (Stats, Result<(),
                     ready.wait();
                     go.wait();
                     match ex {
-                        Ok(ex) => work(r, ex, role, warm_end.load(Ordering::Relaxed), q),
+                        Ok(ex) => {
+                            let pick = Pick {
+                                role,
+                                choose,
+                                seq: (w as u64) << 40,
+                            };
+                            work(r, ex, pick, warm_end.load(Ordering::Relaxed), q)
+                        }
                         Err(e) => {
                             r.stop(format!("worker {w}: {e}"));
                             0
@@ -317,9 +336,28 @@ fn run_closed<'e>(r: &Run, new_executor: &NewExecutor<'e>) -> (Stats, Result<(),
     })
 }
 
-/// A closed-loop worker: runs operations of kind role until the run ends;
+/// The kind of a closed-loop worker's next operation: its role, or the
+/// choice for its next sequence number.
+struct Pick<'c> {
+    role: usize,
+    choose: &'c (dyn Fn(u64) -> usize + Sync),
+    seq: u64,
+}
+
+impl Pick<'_> {
+    fn next(&mut self) -> usize {
+        if self.role != ROLE_CHOOSE {
+            return self.role;
+        }
+        let op = (self.choose)(self.seq);
+        self.seq += 1;
+        op
+    }
+}
+
+/// A closed-loop worker: runs operations of its kind until the run ends;
 /// returns how many measured ones it started.
-fn work(r: &Run, mut ex: Box<dyn Executor + '_>, role: usize, warm_end: i64, q: &Quota) -> i64 {
+fn work(r: &Run, mut ex: Box<dyn Executor + '_>, mut pick: Pick, warm_end: i64, q: &Quota) -> i64 {
     let cfg = r.cfg;
     let mut measuring = r.ph.measured();
     let mut rec = if measuring {
@@ -361,8 +399,8 @@ fn work(r: &Run, mut ex: Box<dyn Executor + '_>, role: usize, warm_end: i64, q: 
             }
             issued += 1;
         }
-        let op = role;
-        let (retries, res) = ex.run_op(op);
+        let op = pick.next();
+        let (retries, res) = ex.run_op(op, &mut rec);
         let end = now();
         took = end - start;
         if r.ctx.done() {
@@ -557,7 +595,7 @@ fn run_open<'e>(
                         &mut warm_rec
                     };
                     let op = choose(t.seq);
-                    let (retries, res) = ex.run_op(op);
+                    let (retries, res) = ex.run_op(op, into);
                     let end = now();
                     // An operation that ended after the cancel is not counted.
                     if !r.ctx.done() && r.record(into, op, retries, res) {

@@ -7,6 +7,7 @@
 mod ctx;
 mod db;
 mod env;
+mod expr;
 mod gen;
 mod insert;
 mod job;
@@ -14,11 +15,14 @@ mod loadgen;
 mod metrics;
 mod ops;
 mod own;
+mod program;
 mod proto;
 mod scan;
 mod schema;
 mod worker;
 
+#[cfg(test)]
+mod program_test;
 #[cfg(test)]
 mod vectors_test;
 
@@ -187,7 +191,7 @@ fn serve(out: &Out) -> i32 {
                     "version": version(),
                     "driver": "rusqlite",
                     "driver_version": env!("LB_RUSQLITE_VERSION"),
-                    "caps": ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"],
+                    "caps": ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", "program"],
                 }));
             }
             "setup" => {

@@ -8,6 +8,8 @@ use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use serde_json::{Map, Value};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 
 /// Nanoseconds from 1 ns to 10 minutes.
@@ -73,9 +75,100 @@ struct IntervalRec {
     hist: Option<Hist>,
 }
 
-/// A live recorder's current interval, shared with the sampler.
+/// HdrHistogram's WriterReaderPhaser: a writer brackets each observation
+/// with enter and exit, which never wait; flip, called by the reader after
+/// it swapped the buffer writers use, returns once every writer that
+/// entered before it has exited. The sign of start says the phase; exits
+/// are counted per phase.
+struct Phaser {
+    start: AtomicI64,
+    even_end: AtomicI64,
+    odd_end: AtomicI64,
+}
+
+impl Phaser {
+    fn enter(&self) -> i64 {
+        self.start.fetch_add(1, SeqCst)
+    }
+
+    fn exit(&self, at: i64) {
+        if at < 0 {
+            self.odd_end.fetch_add(1, SeqCst);
+        } else {
+            self.even_end.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// Starts the next phase and waits for the writers of the last one.
+    /// One reader at a time.
+    fn flip(&self) {
+        let next_even = self.start.load(SeqCst) < 0;
+        let (first, end, ended) = if next_even {
+            (0, &self.even_end, &self.odd_end)
+        } else {
+            (i64::MIN, &self.odd_end, &self.even_end)
+        };
+        end.store(first, SeqCst);
+        let last = self.start.swap(first, SeqCst);
+        while ended.load(SeqCst) != last {
+            std::thread::yield_now(); // a writer is inside one observation
+        }
+    }
+}
+
+/// A live recorder's interval buffers: its worker records into the active
+/// one without a lock; the sampler swaps them and reads the other once the
+/// phaser says no observation still uses it.
 pub struct Live {
-    cur: Mutex<Vec<IntervalRec>>,
+    ph: Phaser,
+    bufs: [UnsafeCell<Vec<IntervalRec>>; 2],
+    active: AtomicUsize,
+    /// The sampler's side: one swap at a time.
+    read: Mutex<()>,
+}
+
+// SAFETY: the buffer a worker writes (active) is written only between
+// the phaser's enter and exit by the one worker that owns the recorder;
+// the sampler reads the other buffer only after flip has waited out every
+// observation that could still hold it.
+unsafe impl Sync for Live {}
+
+impl Live {
+    fn new(ops: usize) -> Live {
+        let buf = || UnsafeCell::new((0..ops).map(|_| IntervalRec::default()).collect());
+        Live {
+            ph: Phaser {
+                start: AtomicI64::new(0),
+                even_end: AtomicI64::new(0),
+                odd_end: AtomicI64::new(i64::MIN),
+            },
+            bufs: [buf(), buf()],
+            active: AtomicUsize::new(0),
+            read: Mutex::new(()),
+        }
+    }
+
+    /// Runs f on the active interval of op (the recorder's worker only).
+    fn with(&self, op: usize, f: impl FnOnce(&mut IntervalRec)) {
+        let at = self.ph.enter();
+        let k = self.active.load(SeqCst);
+        // SAFETY: see Sync: between enter and exit, buffer k is this
+        // worker's alone.
+        let buf = unsafe { &mut *self.bufs[k].get() };
+        f(&mut buf[op]);
+        self.ph.exit(at);
+    }
+
+    /// Swaps the buffers and hands the one swapped out to f (the sampler).
+    fn take(&self, f: impl FnOnce(&mut Vec<IntervalRec>)) {
+        let _g = self.read.lock().expect("interval lock");
+        let old = self.active.load(SeqCst);
+        self.active.store(1 - old, SeqCst);
+        self.ph.flip();
+        // SAFETY: no writer uses buffer old any more (flip waited), and
+        // the read lock keeps other samplers out.
+        f(unsafe { &mut *self.bufs[old].get() });
+    }
 }
 
 /// One worker's observations.
@@ -95,9 +188,7 @@ impl Recorder {
     /// A recorder that also feeds the interval series; the sampler reads
     /// the returned handle.
     pub fn new_live(ops: usize) -> (Recorder, Arc<Live>) {
-        let live = Arc::new(Live {
-            cur: Mutex::new((0..ops).map(|_| IntervalRec::default()).collect()),
-        });
+        let live = Arc::new(Live::new(ops));
         let mut r = Recorder::new(ops);
         r.live = Some(live.clone());
         (r, live)
@@ -105,12 +196,12 @@ impl Recorder {
 
     fn live_observe(&self, op: usize, n: i64, ns: i64) {
         if let Some(l) = &self.live {
-            let mut cur = l.cur.lock().expect("interval lock");
-            let iv = &mut cur[op];
-            iv.count += n;
-            iv.hist
-                .get_or_insert_with(new_interval_hist)
-                .saturating_record(clamp(ns));
+            l.with(op, |iv| {
+                iv.count += n;
+                iv.hist
+                    .get_or_insert_with(new_interval_hist)
+                    .saturating_record(clamp(ns));
+            });
         }
     }
 
@@ -152,7 +243,7 @@ impl Recorder {
 
     pub fn error(&mut self, op: usize, kind: usize) {
         if let Some(l) = &self.live {
-            l.cur.lock().expect("interval lock")[op].errs += 1;
+            l.with(op, |iv| iv.errs += 1);
         }
         self.recs[op].errs[kind] += 1;
     }
@@ -179,19 +270,20 @@ pub fn take_interval(ops: usize, lives: &[Arc<Live>]) -> Vec<Sample> {
         })
         .collect();
     for l in lives {
-        let mut cur = l.cur.lock().expect("interval lock");
-        for (i, iv) in cur.iter_mut().enumerate() {
-            out[i].count += iv.count;
-            out[i].errors += iv.errs;
-            if let Some(h) = &mut iv.hist {
-                if !h.is_empty() {
-                    let _ = out[i].hist.add(&*h);
-                    h.reset();
+        l.take(|cur| {
+            for (i, iv) in cur.iter_mut().enumerate() {
+                out[i].count += iv.count;
+                out[i].errors += iv.errs;
+                if let Some(h) = &mut iv.hist {
+                    if !h.is_empty() {
+                        let _ = out[i].hist.add(&*h);
+                        h.reset();
+                    }
                 }
+                iv.count = 0;
+                iv.errs = 0;
             }
-            iv.count = 0;
-            iv.errs = 0;
-        }
+        });
     }
     out
 }
@@ -352,6 +444,41 @@ pub fn encode(h: &Hist) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A worker records while the sampler takes intervals: every
+    /// observation lands in exactly one interval.
+    #[test]
+    fn live_intervals_lose_nothing() {
+        const N: i64 = 200_000;
+        let (mut rec, live) = Recorder::new_live(2);
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let (mut count, mut errors, mut samples) = (0i64, 0i64, 0u64);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for k in 0..N {
+                    rec.observe((k % 2) as usize, 1000 + k);
+                    if k % 100 == 0 {
+                        rec.error(1, 0);
+                    }
+                }
+                done.store(true, SeqCst);
+            });
+            loop {
+                let last = done.load(SeqCst);
+                for x in take_interval(2, std::slice::from_ref(&live)) {
+                    count += x.count;
+                    errors += x.errors;
+                    samples += x.hist.len();
+                }
+                if last {
+                    break;
+                }
+            }
+        });
+        assert_eq!(count, N);
+        assert_eq!(samples, N as u64);
+        assert_eq!(errors, N / 100);
+    }
 
     #[test]
     fn go_percentiles() {

@@ -9,7 +9,7 @@ use crate::gen::{write_op, Arrivals, KeyGen, KeyKind, RowBuf, Val, Zipf};
 use crate::insert::create_schema;
 use crate::job::{p_duration, p_float, p_int, p_seed};
 use crate::loadgen::{self, Config, Executor, OpError};
-use crate::metrics::{err_kind, value_at_percentile};
+use crate::metrics::{err_kind, value_at_percentile, Recorder};
 use crate::scan::preload;
 use crate::schema::Schema;
 use rusqlite::types::ValueRef;
@@ -181,25 +181,8 @@ impl Ops {
         if let Some(w) = &sh.write {
             w.close();
         }
-        if cfg.rate > 0.0 {
-            env.figure("wanted_rate", OPS_PER_S, NONE, cfg.rate);
-            if let Some(lag) = &st.lag {
-                if !lag.is_empty() {
-                    env.figure(
-                        "sched_lag_p99",
-                        crate::env::MICROS,
-                        NONE,
-                        value_at_percentile(lag, 99.0) as f64 / 1e3,
-                    );
-                }
-            }
-            let el = (st.end - st.start) as f64 / 1e9;
-            if el > 0.0 {
-                env.figure("issued_rate", OPS_PER_S, NONE, st.issued as f64 / el);
-            }
-            env.figure("executors", "executors", NONE, st.executors as f64);
-        }
-        let n = claims.next.0.load(SeqCst);
+        load_figures(env, cfg, &st);
+        let n = claims.claimed();
         if n > self.rows {
             env.figure("rows_inserted", ROWS, NONE, (n - self.rows) as f64);
         }
@@ -212,6 +195,29 @@ impl Ops {
             env.figure("table_rows_after", ROWS, NONE, n as f64);
         }
         r
+    }
+}
+
+/// The open loop's figures: the rate wanted and issued, how late
+/// operations started, the executors it took.
+pub fn load_figures(env: &Env, cfg: &Config, st: &loadgen::Stats) {
+    if cfg.rate > 0.0 {
+        env.figure("wanted_rate", OPS_PER_S, NONE, cfg.rate);
+        if let Some(lag) = &st.lag {
+            if !lag.is_empty() {
+                env.figure(
+                    "sched_lag_p99",
+                    crate::env::MICROS,
+                    NONE,
+                    value_at_percentile(lag, 99.0) as f64 / 1e3,
+                );
+            }
+        }
+        let el = (st.end - st.start) as f64 / 1e9;
+        if el > 0.0 {
+            env.figure("issued_rate", OPS_PER_S, NONE, st.issued as f64 / el);
+        }
+        env.figure("executors", "executors", NONE, st.executors as f64);
     }
 }
 
@@ -257,14 +263,14 @@ const IDLE: i64 = i64::MAX;
 /// Row indexes of inserts, handed out without a lock: each writer claims
 /// its rows with one atomic add and publishes its insert in flight in a
 /// slot of its own; reads pick rows below the oldest insert in flight.
-struct Claims {
+pub struct Claims {
     next: Padded,
     visible: Padded,
     slots: Vec<Padded>,
 }
 
 impl Claims {
-    fn new(rows: i64, executors: usize) -> Claims {
+    pub fn new(rows: i64, executors: usize) -> Claims {
         Claims {
             next: Padded(AtomicI64::new(rows)),
             visible: Padded(AtomicI64::new(rows)),
@@ -274,7 +280,7 @@ impl Claims {
         }
     }
 
-    fn claim(&self, slot: usize, n: i64) -> i64 {
+    pub fn claim(&self, slot: usize, n: i64) -> i64 {
         let s = &self.slots[slot].0;
         // Publish a lower bound of the claim before making it.
         s.store(self.next.0.load(SeqCst), SeqCst);
@@ -283,7 +289,7 @@ impl Claims {
         first
     }
 
-    fn release(&self, slot: usize) {
+    pub fn release(&self, slot: usize) {
         self.slots[slot].0.store(IDLE, SeqCst);
         let mut lo = self.next.0.load(SeqCst);
         for s in &self.slots {
@@ -298,8 +304,46 @@ impl Claims {
         }
     }
 
-    fn visible(&self) -> i64 {
+    pub fn visible(&self) -> i64 {
         self.visible.0.load(SeqCst)
+    }
+
+    /// Chooses the rows a write writes, once (so that a retry writes the
+    /// same rows): new rows for an insert (release the slot after it),
+    /// else rows that exist now, key(n) picking among n (upserts pick among
+    /// a tenth more: some insert).
+    pub fn choose(
+        &self,
+        slot: usize,
+        insert: bool,
+        upsert: bool,
+        idx: &mut [i64],
+        mut key: impl FnMut(i64) -> i64,
+    ) {
+        if insert {
+            let first = self.claim(slot, idx.len() as i64);
+            for (k, x) in idx.iter_mut().enumerate() {
+                *x = first + k as i64;
+            }
+            return;
+        }
+        let mut span = self.visible();
+        if upsert {
+            span += span / 10;
+        }
+        for x in idx.iter_mut() {
+            *x = key(span);
+        }
+    }
+
+    /// The executors that can claim rows.
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Rows loaded or claimed so far.
+    pub fn claimed(&self) -> i64 {
+        self.next.0.load(SeqCst)
     }
 }
 
@@ -350,7 +394,7 @@ struct OpsExecutor<'a> {
     wr: Writer<'a>,
 }
 
-fn bind_val(st: &mut Statement<'_>, j: usize, buf: &RowBuf, v: Val) -> rusqlite::Result<()> {
+pub fn bind_val(st: &mut Statement<'_>, j: usize, buf: &RowBuf, v: Val) -> rusqlite::Result<()> {
     match v {
         Val::Int(x) => st.raw_bind_parameter(j, x),
         t @ Val::Text(..) => st.raw_bind_parameter(j, buf.str_of(t)),
@@ -372,13 +416,20 @@ impl OpsExecutor<'_> {
     fn read(&mut self) -> Result<(), OpError> {
         let w = self.sh.w;
         let i = self.keys.next_key(self.sh.claims.visible());
-        w.schema.key(w.seed, i, &mut self.key);
+        // An integer key is bound as it is, a text key from the key buffer.
+        let int_key = (!w.schema.gen.is_text(0)).then(|| w.schema.gen.int(0, w.seed, i));
+        if int_key.is_none() {
+            w.schema.key(w.seed, i, &mut self.key);
+        }
         let mut found = false;
         let key = &self.key;
         let (ints, texts) = (&mut self.ints, &mut self.texts);
         let r = self.sh.sess.query(
             &self.sh.read,
-            &mut |st: &mut Statement<'_>| bind_val(st, 1, key, key.vals[0]),
+            &mut |st: &mut Statement<'_>| match int_key {
+                Some(k) => st.raw_bind_parameter(1, k),
+                None => bind_val(st, 1, key, key.vals[0]),
+            },
             &mut |row: &rusqlite::Row<'_>| {
                 found = true;
                 for (k, (iv, tv)) in ints.iter_mut().zip(texts.iter_mut()).enumerate() {
@@ -410,21 +461,14 @@ impl OpsExecutor<'_> {
         let w = self.sh.w;
         let claims = self.sh.claims;
         let inserting = w.kind == WriteKind::Insert;
-        // The rows are chosen once, so that a retry writes the same rows.
-        if inserting {
-            let first = claims.claim(self.slot, self.idx.len() as i64);
-            for (k, x) in self.idx.iter_mut().enumerate() {
-                *x = first + k as i64;
-            }
-        } else {
-            let mut span = claims.visible();
-            if w.kind == WriteKind::Upsert {
-                span += span / 10; // some upserts insert
-            }
-            for x in self.idx.iter_mut() {
-                *x = self.keys.next_key(span);
-            }
-        }
+        let keys = &mut self.keys;
+        claims.choose(
+            self.slot,
+            inserting,
+            w.kind == WriteKind::Upsert,
+            &mut self.idx,
+            |n| keys.next_key(n),
+        );
         let mut retries = 0i64;
         let r = loop {
             match self.write_once() {
@@ -492,7 +536,7 @@ impl OpsExecutor<'_> {
 }
 
 impl Executor for OpsExecutor<'_> {
-    fn run_op(&mut self, op: usize) -> (i64, Result<(), OpError>) {
+    fn run_op(&mut self, op: usize, _: &mut Recorder) -> (i64, Result<(), OpError>) {
         if op == OP_READ {
             (0, self.read())
         } else {

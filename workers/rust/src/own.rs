@@ -95,6 +95,55 @@ fn open_regular(path: &str) -> Result<Option<File>, String> {
     }
 }
 
+/// The name of the table, index, view or trigger an SQL command creates
+/// (after comments; a quoted name up to its first character that is not a
+/// letter, digit or underscore), as litebench reads it.
+pub fn created_name(q: &str) -> Option<String> {
+    let mut rest = q;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("--") {
+            rest = r.split_once('\n').map_or("", |(_, b)| b);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/").map(|(_, b)| b)?;
+        } else {
+            break;
+        }
+    }
+    let mut words = rest.split_ascii_whitespace().peekable();
+    if !words.next()?.eq_ignore_ascii_case("create") {
+        return None;
+    }
+    while words.peek().is_some_and(|w| {
+        ["temp", "temporary", "unique", "virtual"]
+            .iter()
+            .any(|m| w.eq_ignore_ascii_case(m))
+    }) {
+        words.next();
+    }
+    let kind = words.next()?;
+    if !["table", "index", "view", "trigger"]
+        .iter()
+        .any(|k| kind.eq_ignore_ascii_case(k))
+    {
+        return None;
+    }
+    let mut name = words.next()?;
+    if name.eq_ignore_ascii_case("if") {
+        let (n, e) = (words.next()?, words.next()?);
+        if !n.eq_ignore_ascii_case("not") || !e.eq_ignore_ascii_case("exists") {
+            return None;
+        }
+        name = words.next()?;
+    }
+    let name = name.strip_prefix(['"', '`', '[']).unwrap_or(name);
+    let end = name
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(name.len());
+    let name = &name[..end];
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then(|| name.to_string())
+}
+
 fn article(name: &str) -> String {
     if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
         format!("an {name}")
@@ -106,8 +155,10 @@ fn article(name: &str) -> String {
 /// Applies the rule to the bench database at path: Ok(false) when it does
 /// not exist and may be created, Ok(true) when it exists and is
 /// litebench's, an error (one line) otherwise. shared: another litebench
-/// process owns it and may have it open (an attached run).
-pub fn check(path: &str, shared: bool) -> Result<bool, String> {
+/// process owns it and may have it open (an attached run). extra: the
+/// tables and indexes the workload creates besides the built-in schemas'
+/// (a workload file's).
+pub fn check(path: &str, shared: bool, extra: &[String]) -> Result<bool, String> {
     let what = format!("{} litebench created", article(BENCH_NAME));
     let Some(m) = lstat(path)? else {
         for suf in COMPANIONS {
@@ -173,7 +224,9 @@ pub fn check(path: &str, shared: bool) -> Result<bool, String> {
     for (typ, name) in &db.objects {
         let sqlite_own =
             name.to_lowercase().starts_with("sqlite_") && (typ == "table" || typ == "index");
-        let ours = (typ == "table" || typ == "index") && crate::schema::is_bench_object(name);
+        let ours = (typ == "table" || typ == "index")
+            && (crate::schema::is_bench_object(name)
+                || extra.iter().any(|x| x.eq_ignore_ascii_case(name)));
         if !sqlite_own && !ours {
             return Err(refusal(
                 path,
@@ -552,4 +605,28 @@ fn varint(b: &[u8]) -> (u64, usize) {
         }
     }
     (v, 9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::created_name;
+
+    #[test]
+    fn created_names() {
+        for (q, want) in [
+            (
+                "CREATE TABLE account(id INTEGER PRIMARY KEY)",
+                Some("account"),
+            ),
+            (
+                "-- the log\n/* x */ create unique index if not exists \"ix_a\" ON a(b)",
+                Some("ix_a"),
+            ),
+            ("CREATE TEMP TABLE [t1](x)", Some("t1")),
+            ("INSERT INTO t VALUES (1)", None),
+            ("CREATE VIEW v AS SELECT 1", Some("v")),
+        ] {
+            assert_eq!(created_name(q).as_deref(), want, "{q}");
+        }
+    }
 }

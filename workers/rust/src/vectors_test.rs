@@ -7,7 +7,8 @@ use crate::schema;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-fn load(rel: &str) -> Value {
+/// A JSON file of the repository's test data, by its path from the root.
+pub fn load(rel: &str) -> Value {
     let path = format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -22,106 +23,6 @@ fn u64s(v: &Value) -> u64 {
 
 fn bits(v: &Value) -> f64 {
     f64::from_bits(u64::from_str_radix(v.as_str().expect("hex bits"), 16).expect("hex"))
-}
-
-fn int_arg(args: &Value, k: &str) -> i64 {
-    // From the number's text: the `all` column's bounds are ±2^63.
-    let s = args[k].to_string();
-    s.parse::<i64>().unwrap_or_else(|_| panic!("{k}: {s}"))
-}
-
-fn stream(args: &Value) -> u64 {
-    args.get("stream").map(u64s).unwrap_or(0)
-}
-
-/// "YYYY-MM-DDTHH:MM:SSZ" in Unix nanoseconds.
-fn rfc3339(s: &str) -> i64 {
-    let n = |a: usize, b: usize| s[a..b].parse::<i64>().expect("a date field");
-    let days = days_from_civil(n(0, 4), n(5, 7), n(8, 10));
-    ((days * 86_400) + n(11, 13) * 3600 + n(14, 16) * 60 + n(17, 19)) * 1_000_000_000
-}
-
-fn table_of(cols: &[Value]) -> Table {
-    let mut names: Vec<String> = Vec::new();
-    let mut gens = Vec::new();
-    for c in cols {
-        // latest_int draws keys for workload files, which this worker does
-        // not run (it refuses a job with a spec): no built-in schema uses it.
-        if c["kind"].as_str() == Some("latest_int") {
-            continue;
-        }
-        let a = &c["args"];
-        let g = match c["kind"].as_str().unwrap() {
-            "seq" => Gen::Seq {
-                start: int_arg(a, "start"),
-            },
-            "uniform_int" => Gen::UniformInt {
-                lo: int_arg(a, "lo"),
-                hi: int_arg(a, "hi"),
-                stream: stream(a),
-            },
-            "zipf_int" => Gen::ZipfInt {
-                n: int_arg(a, "n"),
-                stream: stream(a),
-                zipf: Zipf::new(int_arg(a, "n"), a["theta"].as_f64().unwrap()),
-            },
-            "const_int" => Gen::ConstInt {
-                value: int_arg(a, "value"),
-            },
-            "timestamp" => Gen::Timestamp {
-                start_ns: rfc3339(a["start"].as_str().unwrap()),
-                step_ns: int_arg(a, "step_ns"),
-                format: match a["format"].as_str().unwrap() {
-                    "unix_ms" => TimeFormat::UnixMs,
-                    _ => TimeFormat::Rfc3339Nano,
-                },
-            },
-            "hex" => Gen::Hex {
-                bytes: int_arg(a, "bytes") as usize,
-                stream: stream(a),
-            },
-            "letters" => Gen::Letters {
-                len: int_arg(a, "len") as usize,
-                stream: stream(a),
-            },
-            "text" => Gen::Text {
-                min: int_arg(a, "min") as usize,
-                max: int_arg(a, "max") as usize,
-                stream: stream(a),
-            },
-            "uuid4" => Gen::Uuid4 { stream: stream(a) },
-            "sha256_of" => Gen::Sha256Of {
-                src: names
-                    .iter()
-                    .position(|n| n == a["column"].as_str().unwrap())
-                    .expect("an earlier column"),
-                decode_hex: a["decode_hex"].as_bool().unwrap(),
-            },
-            "choice" => Gen::Choice {
-                list: a["list"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.as_str().unwrap().to_string())
-                    .collect(),
-                count: int_arg(a, "count") as usize,
-                sep: a["sep"].as_str().unwrap().to_string(),
-                stream: stream(a),
-            },
-            "const" => Gen::Const {
-                value: a["value"].as_str().unwrap().to_string(),
-            },
-            "seq_text" => Gen::SeqText {
-                prefix: a["prefix"].as_str().unwrap().to_string(),
-                start: int_arg(a, "start"),
-                suffix: a["suffix"].as_str().unwrap().to_string(),
-            },
-            k => panic!("unknown generator {k}"),
-        };
-        names.push(c["name"].as_str().unwrap().to_string());
-        gens.push(g);
-    }
-    Table { names, gens }
 }
 
 fn value_string(buf: &RowBuf, v: Val) -> String {
@@ -165,7 +66,7 @@ fn vectors() {
             assert_eq!(got.to_bits(), bits(&z[k]).to_bits(), "zipf {z}: {k}");
         }
     }
-    let table = table_of(v["columns"].as_array().unwrap());
+    let table = decode_table(v["columns"].as_array().unwrap()).unwrap();
     for s in v["seeds"].as_array().unwrap() {
         let seed = u64s(&s["seed"]);
         for (k, d) in s["draw"].as_array().unwrap().iter().enumerate() {

@@ -10,6 +10,7 @@ use crate::job::{self, p_bool, p_int, p_seed, Settings};
 use crate::metrics::{encode, merge, summarise, take_interval};
 use crate::ops::{p_schema, Ops};
 use crate::own;
+use crate::program::Program;
 use crate::proto::Out;
 use crate::scan::{self, Scan};
 use crate::schema::{quote_ident, MAX_PARAMS};
@@ -26,6 +27,7 @@ pub enum Workload {
     Insert(Insert),
     Scan(Scan),
     Ops(Ops),
+    Program(Box<Program>),
 }
 
 impl Workload {
@@ -34,6 +36,25 @@ impl Workload {
             Workload::Insert(_) => &insert::OPS,
             Workload::Scan(_) => &scan::OPS,
             Workload::Ops(_) => &crate::ops::OPS,
+            Workload::Program(p) => p.ops(),
+        }
+    }
+
+    /// The tables and indexes the workload creates besides the built-in
+    /// schemas' (a workload file's), for the ownership rule.
+    fn tables(&self) -> Vec<String> {
+        match self {
+            Workload::Program(p) => p.tables(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The transaction op k is a part of: "" for an op of its own (parts
+    /// are in the final event only).
+    fn part_of(&self, k: usize) -> &str {
+        match self {
+            Workload::Program(p) => p.part_of(k),
+            _ => "",
         }
     }
 
@@ -42,6 +63,7 @@ impl Workload {
             Workload::Insert(w) => w.setup(env),
             Workload::Scan(w) => w.setup(ctx, env),
             Workload::Ops(w) => w.setup(ctx, env),
+            Workload::Program(w) => w.setup(ctx, env),
         }
     }
 
@@ -50,6 +72,7 @@ impl Workload {
             Workload::Insert(w) => w.run(ctx, env),
             Workload::Scan(w) => w.run(ctx, env),
             Workload::Ops(w) => w.run(ctx, env),
+            Workload::Program(w) => w.run(ctx, env),
         }
     }
 }
@@ -103,6 +126,13 @@ pub fn resolve(j: &Value) -> Result<(Job, Workload), String> {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
+    if let Some(p) = j.get("program").filter(|p| !p.is_null()) {
+        // A workload file or scripts, compiled: the program says it all.
+        let settings = Settings::resolve(&[], &str_map(j.get("settings"), "setting")?)?;
+        check_target(j)?;
+        let w = Workload::Program(Box::new(Program::new(p, &settings)?));
+        return Ok((job_of(j, settings), w));
+    }
     let Some((params, setting_defaults)) = job::spec(&workload) else {
         if job::UNSUPPORTED.contains(&workload.as_str()) {
             return Err(format!(
@@ -117,10 +147,7 @@ pub fn resolve(j: &Value) -> Result<(Job, Workload), String> {
     };
     let settings = Settings::resolve(&setting_defaults, &str_map(j.get("settings"), "setting")?)?;
     let p = job::resolve_params(&workload, &params, &str_map(j.get("params"), "parameter")?)?;
-    let target = j.get("target").and_then(Value::as_str).unwrap_or("");
-    if !target.is_empty() && target != TARGET {
-        return Err(format!("target {target:?}: this worker runs {TARGET}"));
-    }
+    check_target(j)?;
     let w = match workload.as_str() {
         "insert" => {
             let schema = p_schema(&p)?;
@@ -143,7 +170,20 @@ pub fn resolve(j: &Value) -> Result<(Job, Workload), String> {
         }),
         name => Workload::Ops(Ops::new(name, &p, settings.int("batch"))?),
     };
-    let job = Job {
+    Ok((job_of(j, settings), w))
+}
+
+fn check_target(j: &Value) -> Result<(), String> {
+    let target = j.get("target").and_then(Value::as_str).unwrap_or("");
+    if !target.is_empty() && target != TARGET {
+        return Err(format!("target {target:?}: this worker runs {TARGET}"));
+    }
+    Ok(())
+}
+
+/// The job's members other than its workload.
+fn job_of(j: &Value, settings: Settings) -> Job {
+    Job {
         settings,
         path: j
             .get("path")
@@ -154,8 +194,7 @@ pub fn resolve(j: &Value) -> Result<(Job, Workload), String> {
         acks: j.get("acks").and_then(Value::as_bool).unwrap_or(false),
         attach: j.get("attach").and_then(Value::as_bool).unwrap_or(false),
         digest: j.get("digest").and_then(Value::as_bool).unwrap_or(false),
-    };
-    Ok((job, w))
+    }
 }
 
 /// '?', '#' and '%' end or escape the path part of a URI.
@@ -252,7 +291,7 @@ pub fn setup(ctx: &Ctx, j: &Value) -> Result<(Prepared, Value), String> {
     let (job, wl) = resolve(j)?;
     let memory = job.settings.bool("in-memory");
     if !memory {
-        own::check(&job.path, job.attach)?;
+        own::check(&job.path, job.attach, &wl.tables())?;
     }
     let t0 = now();
     let s = &job.settings;
@@ -310,7 +349,17 @@ pub fn setup(ctx: &Ctx, j: &Value) -> Result<(Prepared, Value), String> {
     Ok((Prepared { job, wl, env }, Value::Object(ev)))
 }
 
-fn interval_event(at: i64, start: i64, from: i64, done: i64, ops: &[&str], env: &Env) -> Value {
+/// An interval: the ops that saw anything, but for parts (statements'
+/// own results are in the final event only).
+fn interval_event(
+    at: i64,
+    start: i64,
+    from: i64,
+    done: i64,
+    ops: &[&str],
+    parts: &[bool],
+    env: &Env,
+) -> Value {
     let samples = take_interval(ops.len(), &env.lives());
     let mut ev = Map::new();
     ev.insert("t".into(), "interval".into());
@@ -321,7 +370,7 @@ fn interval_event(at: i64, start: i64, from: i64, done: i64, ops: &[&str], env: 
     }
     let mut list = Vec::new();
     for (i, s) in samples.iter().enumerate() {
-        if s.count == 0 && s.errors == 0 {
+        if s.count == 0 && s.errors == 0 || parts[i] {
             continue;
         }
         let mut o = Map::new();
@@ -356,6 +405,10 @@ impl Prepared {
         let start = now();
         env.mark_start(start);
         let ops = self.wl.ops();
+        let parts: Vec<bool> = (0..ops.len())
+            .map(|k| !self.wl.part_of(k).is_empty())
+            .collect();
+        let parts = &parts;
         let every = self.job.interval_ns;
         let (stop_tx, stop_rx) = channel::<()>();
         let run_err = std::thread::scope(|s| {
@@ -373,7 +426,7 @@ impl Prepared {
                         let from = if *last > st { *last } else { st };
                         *last = t;
                         let done = env.done.load(std::sync::atomic::Ordering::Relaxed);
-                        out.send(&interval_event(t, st, from, done, ops, env));
+                        out.send(&interval_event(t, st, from, done, ops, parts, env));
                     };
                     loop {
                         let wait = (next - now()).max(0);
@@ -425,6 +478,12 @@ impl Prepared {
         for m in merge(ops, &recs) {
             let mut o = Map::new();
             o.insert("name".into(), m.name.into());
+            if let Some(k) = ops.iter().position(|n| *n == m.name) {
+                let of = self.wl.part_of(k);
+                if !of.is_empty() {
+                    o.insert("of".into(), of.into());
+                }
+            }
             o.insert("count".into(), m.count.into());
             if !m.errors.is_empty() {
                 let e: Map<String, Value> = m
