@@ -4,6 +4,7 @@ internal/spec/testdata/program-runs.json (go test ./internal/spec -run TestProgr
 writes the rows the Go reference evaluator writes: equal content digests
 after set-up and after the run, and counts that add up."""
 
+import copy
 import json
 import pathlib
 import threading
@@ -11,6 +12,7 @@ import threading
 import pytest
 
 from litebench_worker import db
+from litebench_worker.settings import BadInput
 from litebench_worker.worker import Worker
 
 CASES = json.loads((pathlib.Path(__file__).parent / "../../../internal/spec/testdata/program-runs.json").read_text())
@@ -78,3 +80,80 @@ def test_program_intervals(case, tmp_path):
             seen[o["name"]] = seen.get(o["name"], 0) + o["n"]
     assert sum(seen.values()) == fin["done"]
     assert ivs[-1]["done"] == fin["done"]
+
+
+def by_id(cid):
+    return copy.deepcopy(next(c for c in CASES if c["id"] == cid))
+
+
+def test_program_checks(tmp_path):
+    """Checks after the run: each adds a note, failed ones fail the run with
+    their messages joined."""
+    case = by_id("ledger")
+    case["program"]["checks"] = [
+        {"name": "null", "sql": "SELECT count(*) FROM account WHERE balance IS NULL", "expect": "eq", "want": "0"},
+        {"name": "more", "sql": "SELECT count(*) FROM entry", "expect": "cmp", "cmp": ">", "want": "5"},
+        {"name": "accounts", "sql": "SELECT count(*) FROM account", "expect": "unchanged"},
+        {"name": "entries", "sql": "SELECT count(*) FROM entry", "expect": "unchanged", "at": "f.toml:3:1"},
+        {"name": "none", "sql": "SELECT 1 FROM account WHERE id < 0", "expect": "empty"},
+        {"name": "text", "sql": "SELECT 'abc'", "expect": "cmp", "cmp": "!=", "want": "abd"},
+        {"name": "wrong", "sql": "SELECT count(*) FROM account", "expect": "eq", "want": "199", "at": "f.toml:9:1"},
+    ]
+    _, fin, _ = run_case(case, str(tmp_path / "p.db"), "sqlite3")
+    assert fin["status"] == "failed"
+    assert fin["error"] == (
+        'check "entries" failed: got 216, want 0 (unchanged) (f.toml:3:1); '
+        'check "wrong" failed: got 200, want 199 (f.toml:9:1)'
+    )
+    assert fin["notes"][:3] == ['check "null" passed: 0', 'check "more" passed: 216', 'check "accounts" passed: 200']
+    assert 'check "none" passed: ' in fin["notes"] and 'check "text" passed: abc' in fin["notes"]
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_program_open_loop(client, tmp_path):
+    """Under a rate, each transaction's response time runs from its scheduled
+    start: never below its service time; the counts add up."""
+    case = by_id("ledger")
+    case["program"]["load"].update(rate=2000, count=200, max_inflight=2, warmup_ns=20_000_000)
+    _, fin, ivs = run_case(case, str(tmp_path / "p.db"), client, interval_ns=20_000_000)
+    assert fin["status"] == "ok", fin.get("error")
+    txns = case["program"]["ops"][: len(case["program"]["transactions"])]
+    ops = [o for o in fin["final_ops"] if o["name"] in txns]
+    assert sum(o["count"] for o in ops) == fin["done"] == 200
+    for o in ops:
+        for q in ("p50", "p99", "max"):
+            assert o["response"][q] >= o["service"][q], (o["name"], q)
+    m = {x["name"]: x["value"] for x in fin["metrics"]}
+    assert m["wanted_rate"] == 2000 and m["executors"] <= 2 and m["issued_rate"] > 0
+    assert sum(o["n"] for ev in ivs for o in ev.get("ops", [])) == 200
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{"write-mutex": "true"}, {"writer": "single"}, {"pool": "1"}, {"conn-per-op": "true"}, {"tx": "immediate"}],
+    ids=lambda s: ",".join("%s=%s" % kv for kv in s.items()),
+)
+def test_program_settings(settings, tmp_path):
+    """One worker writes the reference's rows whatever the writer, pool and
+    transaction settings."""
+    for cid in ("ledger", "queue", "write-2"):
+        case = by_id(cid)
+        case["settings"].update(settings)
+        setup, fin, _ = run_case(case, str(tmp_path / (cid + ".db")), "sqlite3")
+        assert fin["status"] == "ok", fin.get("error")
+        assert setup["digest"] == case["setup_digest"]
+        assert fin["digest"] == case["final_digest"], cid
+        assert fin["done"] == case["program"]["load"]["count"]
+
+
+def test_program_refused(tmp_path):
+    """A program this worker cannot run is refused before anything is created."""
+    case = by_id("kv")
+    case["program"]["version"] = 2
+    with pytest.raises(BadInput, match="program version 2"):
+        run_case(case, str(tmp_path / "p.db"), "sqlite3")
+    case = by_id("kv")
+    case["program"]["transactions"][0]["steps"][0]["kind"] = "teleport"
+    with pytest.raises(BadInput, match="unknown step teleport"):
+        run_case(case, str(tmp_path / "p.db"), "sqlite3")
+    assert not (tmp_path / "p.db").exists()
