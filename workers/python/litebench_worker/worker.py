@@ -14,7 +14,7 @@ from .settings import WORKLOADS, BadInput, Params, Settings
 from .workloads import Env, Failed, Insert, Scan, Stop
 
 VERSION = "0.1.0"
-CAPS = ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"]
+CAPS = ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", "program"]
 
 
 def new_workload(name, p, s):
