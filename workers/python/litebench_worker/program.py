@@ -5,7 +5,6 @@ of ops.py: set-up, transactions of steps in closed or open loop, table and
 native operations, [insert] programs and the checks after the run."""
 
 import threading
-import time
 from time import perf_counter_ns as pc
 
 from . import columns, exprs, gen
@@ -542,8 +541,8 @@ class Runner:
         elif k == "sleep":
             v = exprs.to_int(exprs.evaluate(st["expr"], c), st["expr"])
             ns = v * st.get("unit_ns", 1)
-            if ns > 0:
-                time.sleep(ns / 1e9)
+            if ns > 0 and self.env.cancel.wait(ns / 1e9):
+                raise Stop()  # a cancel cuts the sleep short
         elif k == "table":
             return self.table(st["op"])
         elif k == "native":

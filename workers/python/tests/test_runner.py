@@ -8,6 +8,7 @@ import copy
 import json
 import pathlib
 import threading
+import time
 
 import pytest
 
@@ -157,3 +158,23 @@ def test_program_refused(tmp_path):
     with pytest.raises(BadInput, match="unknown step teleport"):
         run_case(case, str(tmp_path / "p.db"), "sqlite3")
     assert not (tmp_path / "p.db").exists()
+
+
+def test_program_cancel_sleep(tmp_path):
+    """A cancel cuts a sleep step short: the run ends interrupted, at once."""
+    case = by_id("kv")
+    sleep = {"kind": "sleep", "part": -1, "expr": {"op": "int", "v": "60"}, "unit_ns": 1_000_000_000}
+    for t in case["program"]["transactions"]:
+        t["steps"].insert(0, sleep)
+    cancel = threading.Event()
+    w = Worker(db.Client("sqlite3"), cancel)
+    job = {"workload": "kv", "program": case["program"], "settings": case["settings"], "path": str(tmp_path / "p.db")}
+    try:
+        w.setup(job)
+        threading.Timer(0.2, cancel.set).start()
+        t0 = time.monotonic()
+        fin = w.run(lambda ev: None)
+    finally:
+        w.close()
+    assert fin["status"] == "interrupted"
+    assert time.monotonic() - t0 < 30
