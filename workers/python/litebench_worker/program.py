@@ -414,6 +414,7 @@ class Runner:
         try:
             return self.txn(op, rec)
         finally:
+            self.abort()  # a run that stops mid-transaction returns no open one to the pool
             self.conn = self.cur = None
             self.pool.put(c)
 

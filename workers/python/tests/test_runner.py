@@ -160,12 +160,18 @@ def test_program_refused(tmp_path):
     assert not (tmp_path / "p.db").exists()
 
 
-def test_program_cancel_sleep(tmp_path):
-    """A cancel cuts a sleep step short: the run ends interrupted, at once."""
+@pytest.mark.parametrize("conn_per_op", ["false", "true"])
+def test_program_cancel_sleep(conn_per_op, tmp_path, monkeypatch):
+    """A cancel cuts a sleep step short, inside a transaction too: the run
+    ends interrupted, at once, and the transaction is rolled back."""
     case = by_id("kv")
+    case["settings"]["conn-per-op"] = conn_per_op
     sleep = {"kind": "sleep", "part": -1, "expr": {"op": "int", "v": "60"}, "unit_ns": 1_000_000_000}
     for t in case["program"]["transactions"]:
-        t["steps"].insert(0, sleep)
+        t["steps"][:0] = [{"kind": "begin", "part": -1}, sleep]
+        t["steps"].append({"kind": "commit", "part": -1})
+    crashed = []
+    monkeypatch.setattr(threading, "excepthook", crashed.append)
     cancel = threading.Event()
     w = Worker(db.Client("sqlite3"), cancel)
     job = {"workload": "kv", "program": case["program"], "settings": case["settings"], "path": str(tmp_path / "p.db")}
@@ -174,7 +180,9 @@ def test_program_cancel_sleep(tmp_path):
         threading.Timer(0.2, cancel.set).start()
         t0 = time.monotonic()
         fin = w.run(lambda ev: None)
+        assert w.pool.run("SELECT count(*) FROM kv")[0][0] == 1000  # no transaction left open
     finally:
         w.close()
     assert fin["status"] == "interrupted"
     assert time.monotonic() - t0 < 30
+    assert not crashed
