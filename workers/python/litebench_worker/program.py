@@ -106,7 +106,10 @@ class Program:
         self.p = prog
         self.name = prog.get("name", "")
         self.seed = int(prog["seed"])
-        self.tables = [columns.Table(t, self.seed) for t in prog.get("tables") or []]
+        try:
+            self.tables = [columns.Table(t, self.seed) for t in prog.get("tables") or []]
+        except (KeyError, TypeError, ValueError) as e:
+            raise BadInput("program %s: tables: %s" % (self.name, e)) from None
         self.ops = prog.get("ops") or []
         self.of = prog.get("of") or [""] * len(self.ops)
         self.nops = len(self.ops)

@@ -154,6 +154,10 @@ def test_program_refused(tmp_path):
     with pytest.raises(BadInput, match="program version 2"):
         run_case(case, str(tmp_path / "p.db"), "sqlite3")
     case = by_id("kv")
+    case["program"]["tables"][0]["columns"][1]["kind"] = "lorem"
+    with pytest.raises(BadInput, match="unknown generator lorem"):
+        run_case(case, str(tmp_path / "p.db"), "sqlite3")
+    case = by_id("kv")
     case["program"]["transactions"][0]["steps"][0]["kind"] = "teleport"
     with pytest.raises(BadInput, match="unknown step teleport"):
         run_case(case, str(tmp_path / "p.db"), "sqlite3")
