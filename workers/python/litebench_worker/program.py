@@ -132,6 +132,10 @@ class Program:
         for t in self.txns:
             for st in t.get("steps") or []:
                 self.check_step(st)
+        try:
+            self.steps = [[compile_step(self, st) for st in t.get("steps") or []] for t in self.txns]
+        except exprs.EvalError as e:
+            raise BadInput("program %s: %s" % (self.name, e)) from None
         load = prog.get("load") or {}
         self.count = load.get("count", 0)
         self.duration = 0 if self.count > 0 else load.get("duration_ns", 0)
@@ -424,19 +428,18 @@ class Runner:
     def txn(self, op, rec):
         """Runs transaction op once (again after busy as busy-retry allows);
         returns the retries."""
-        steps = self.w.txns[op]["steps"]
+        steps = self.w.steps[op]
         state, retries = self.ctx.state, 0
         while True:
             table_retries = 0
             try:
-                for st in steps:
-                    part = st.get("part", -1)
-                    if part is None or part < 0:
-                        table_retries += self.step(st)
+                for step, part in steps:
+                    if part < 0:
+                        table_retries += step(self)
                         continue
                     t0 = pc()
                     try:
-                        table_retries += self.step(st)
+                        table_retries += step(self)
                     except (self.client.Error, Missing, TableFailed) as e:
                         rec.error(part, self.kind(e))
                         raise
@@ -514,58 +517,46 @@ class Runner:
         finally:
             self.end_write()
 
-    def step(self, st):
-        """Runs a step; returns the retries a table operation made."""
-        k = st["kind"]
-        c = self.ctx
-        if k == "set":
-            v = st.get("var", 0)
-            c.vars[v] = exprs.evaluate(st["expr"], c)
-            c.set[v] = True
-        elif k == "sql":
-            s = self.w.stmts[st.get("stmt", 0)]
-            if s.get("read") or self.tx:
-                self.sql(s)
-            else:
-                self.write(self.sql, s)
-        elif k == "begin":
-            if not st.get("read"):
-                self.start_write()
-            try:
-                self.cur.execute(self.w.begin_sql)
-            except BaseException:
-                self.end_write()
-                raise
-            self.tx = True
-        elif k == "commit" or k == "rollback":
-            try:
-                self.cur.execute(k.upper())
-            finally:
-                self.end_write()
-        elif k == "sleep":
-            v = exprs.to_int(exprs.evaluate(st["expr"], c), st["expr"])
-            ns = v * st.get("unit_ns", 1)
-            if ns > 0 and self.env.cancel.wait(ns / 1e9):
-                raise Stop()  # a cancel cuts the sleep short
-        elif k == "table":
-            return self.table(st["op"])
-        elif k == "native":
-            self.native(st["op"])
-        return 0
+    def begin(self, read):
+        if not read:
+            self.start_write()
+        try:
+            self.cur.execute(self.w.begin_sql)
+        except BaseException:
+            self.end_write()
+            raise
+        self.tx = True
+
+    def end(self, sql):
+        try:
+            self.cur.execute(sql)
+        finally:
+            self.end_write()
+
+    def sleep(self, ns):
+        if ns > 0 and self.env.cancel.wait(ns / 1e9):
+            raise Stop()  # a cancel cuts the sleep short
+
+    def statement(self, s):
+        if s.read or self.tx:
+            self.sql(s)
+        else:
+            self.write(self.sql, s)
 
     def sql(self, s):
         c = self.ctx
+        vs, set_ = c.vars, c.set
         args = []
-        for slot in s.get("binds") or []:
-            if not c.set[slot]:
-                raise exprs.EvalError("%s: variable :%s is not set" % (s.get("at", ""), self.w.p["vars"][slot]["name"]))
-            v = c.vars[slot]
+        for slot in s.binds:
+            if not set_[slot]:
+                raise exprs.EvalError("%s: variable :%s is not set" % (s.at, self.w.p["vars"][slot]["name"]))
+            v = vs[slot]
             args.append(int(v) if type(v) is bool else v)
-        rows = self.cur.execute(s["sql"], args).fetchall()
-        into = s.get("into")
+        rows = self.cur.execute(s.sql, args).fetchall()
+        into = s.into
         if into:
             if not rows:
-                raise Missing("%s: \\gset: the query returned no row" % s.get("at", ""))
+                raise Missing("%s: \\gset: the query returned no row" % s.at)
             for k, slot in enumerate(into):
                 v = rows[0][k]
                 c.vars[slot] = None if v is None else exprs.text_value(text_of(v))
@@ -661,3 +652,73 @@ class Runner:
                 "%s: the page starts at %s %d with %d rows, want %d with %d"
                 % (name, t.key_col, first, len(rows), want, page)
             )
+
+
+class Stmt:
+    """A program's statement, its members read once."""
+
+    __slots__ = ("sql", "binds", "into", "read", "at")
+
+    def __init__(self, s):
+        self.sql, self.binds, self.into = s["sql"], tuple(s.get("binds") or ()), tuple(s.get("into") or ())
+        self.read, self.at = bool(s.get("read")), s.get("at", "")
+
+
+def compile_step(w, st):
+    """A step as (run, part): run(runner) runs it and returns the retries a
+    table operation made; part is the op of its own result, or -1."""
+    k = st["kind"]
+    part = st.get("part", -1)
+    part = -1 if part is None else part
+    if k == "set":
+        x, v = exprs.compile_expr(st["expr"]), st.get("var", 0)
+
+        def run(r):
+            c = r.ctx
+            c.vars[v] = x(c)
+            c.set[v] = True
+            return 0
+
+    elif k == "sql":
+        s = Stmt(w.stmts[st.get("stmt", 0)])
+
+        def run(r):
+            r.statement(s)
+            return 0
+
+    elif k == "begin":
+        read = bool(st.get("read"))
+
+        def run(r):
+            r.begin(read)
+            return 0
+
+    elif k in ("commit", "rollback"):
+        sql = k.upper()
+
+        def run(r):
+            r.end(sql)
+            return 0
+
+    elif k == "sleep":
+        e = st["expr"]
+        x, unit = exprs.compile_expr(e), st.get("unit_ns", 1)
+
+        def run(r):
+            r.sleep(exprs.to_int(x(r.ctx), e) * unit)
+            return 0
+
+    elif k == "table":
+        op = st["op"]
+
+        def run(r):
+            return r.table(op)
+
+    else:
+        op = st["op"]
+
+        def run(r):
+            r.native(op)
+            return 0
+
+    return run, part
