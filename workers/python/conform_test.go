@@ -18,10 +18,12 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/target/mattn" // the target a program is compiled for
 	"github.com/litebench/litebench/internal/worker"
 	"github.com/litebench/litebench/internal/workload"
 )
@@ -85,6 +87,7 @@ func litebench(t *testing.T) string {
 
 // conversation is what one worker said about one job.
 type conversation struct {
+	job                 *worker.Job
 	hello, setup, final worker.Event
 	intervals, acks     []worker.Event
 }
@@ -104,7 +107,7 @@ func converseWith(t *testing.T, job *worker.Job, before func(*testing.T, string)
 	defer p.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c := &conversation{}
+	c := &conversation{job: job}
 	if c.hello, err = p.Hello(ctx); err != nil {
 		return nil, err
 	}
@@ -137,6 +140,9 @@ type jobCase struct {
 	acks     bool
 	// before runs between set-up and run (see converseWith).
 	before func(*testing.T, string) func()
+	// file is a workload file (from the repository's root) the job runs:
+	// the Go worker interprets it, the Python worker runs its program.
+	file string
 }
 
 // holdWriteLock keeps a write transaction open on the database, so that
@@ -237,6 +243,20 @@ var jobCases = []jobCase{
 	{name: "read-conn-per-op", workload: "read", same: true,
 		params:   map[string]string{"rows": "100", "count": "50"},
 		settings: map[string]string{"conn-per-op": "true"}},
+	{name: "program-kv", file: "internal/spec/testdata/program/kv.toml", same: true, interval: 30 * time.Millisecond,
+		params:   map[string]string{"keys": "1000", "count": "300"},
+		settings: map[string]string{"journal": "wal"}},
+	{name: "program-pagination", file: "examples/pagination.toml", same: true,
+		params: map[string]string{"rows": "2000", "depth": "500", "count": "20"}},
+	{name: "program-ledger-immediate", file: "internal/spec/testdata/program/weighted.toml", same: true, acks: true,
+		interval: 30 * time.Millisecond,
+		params:   map[string]string{"seed": "7", "count": "300"},
+		settings: map[string]string{"tx": "immediate", "batch": "2"}},
+	{name: "program-kv-open-loop", file: "internal/spec/testdata/program/kv.toml", same: true, interval: 40 * time.Millisecond,
+		params: map[string]string{"keys": "1000", "count": "200", "rate": "1000", "max-inflight": "1"}},
+	{name: "program-kv-open-loop-inflight", file: "internal/spec/testdata/program/kv.toml", interval: 40 * time.Millisecond,
+		params: map[string]string{"keys": "1000", "duration": "300ms", "warmup": "50ms", "rate": "800", "max-inflight": "3",
+			"arrivals": "poisson"}},
 }
 
 func newJob(t *testing.T, c jobCase, target string) *worker.Job {
@@ -254,8 +274,38 @@ func newJob(t *testing.T, c jobCase, target string) *worker.Job {
 	if s.Bool("in-memory") {
 		path = "conform-" + c.name
 	}
-	return &worker.Job{RunID: c.name, Workload: c.workload, Params: p, Settings: s.Map(), Target: target,
+	j := &worker.Job{RunID: c.name, Workload: c.workload, Params: p, Settings: s.Map(), Target: target,
 		Path: path, Digest: true, Acks: c.acks, IntervalNS: int64(c.interval)}
+	if c.file != "" {
+		programJob(t, c.file, j)
+	}
+	return j
+}
+
+// programJob makes j run a workload file: its text as the spec, and the
+// program litebench compiles from it for SQLite, as the controller sends
+// them to a worker that announces the program capability.
+func programJob(t *testing.T, file string, j *worker.Job) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Workload = strings.TrimSuffix(filepath.Base(file), ".toml")
+	j.Spec = &workload.Definition{Kind: "file", Sources: []workload.DefSource{{Name: filepath.Base(file), Text: string(b)}}}
+	ref := *j
+	ref.Target = "mattn"
+	wl, _, err := worker.Resolve(&ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, ok := wl.(worker.Programmed)
+	if !ok {
+		t.Fatalf("%s is a %T: no program", file, wl)
+	}
+	if j.Program, err = pg.ProgramJSON(dialect.SQLite); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestConformance(t *testing.T) {
@@ -312,6 +362,9 @@ func compare(t *testing.T, client string, c jobCase, ref, got *conversation) {
 			t.Errorf("%s: done %d, litebench worker %d", client, got.final.Done, ref.final.Done)
 		}
 	}
+	if c.file != "" {
+		checkParts(t, client, got)
+	}
 	if !c.same {
 		return
 	}
@@ -324,6 +377,52 @@ func compare(t *testing.T, client string, c jobCase, ref, got *conversation) {
 	if !reflect.DeepEqual(got.acks, ref.acks) {
 		t.Errorf("%s: acks differ from the litebench worker's:\n%v\n%v", client, got.acks, ref.acks)
 	}
+}
+
+// checkParts: a program's statements with results of their own name their
+// transaction in the final event (the program's "of"), the transactions
+// name none.
+func checkParts(t *testing.T, client string, cv *conversation) {
+	t.Helper()
+	of := partsOf(t, cv.job)
+	parts := 0
+	for _, o := range cv.final.FinalOps {
+		if o.Of != of[o.Name] {
+			t.Errorf("%s: op %s of %q, the program says %q", client, o.Name, o.Of, of[o.Name])
+		}
+		if o.Of != "" {
+			parts++
+		}
+	}
+	for _, iv := range cv.intervals {
+		for _, o := range iv.Ops {
+			if of[o.Name] != "" {
+				t.Errorf("%s: interval with statement %s of %s", client, o.Name, of[o.Name])
+			}
+		}
+	}
+	t.Logf("%s: %d ops, %d of them statements with results of their own", client, len(cv.final.FinalOps), parts)
+}
+
+// partsOf is the transaction each op of the job's program is a statement
+// of ("" for a transaction); empty without a program.
+func partsOf(t *testing.T, j *worker.Job) map[string]string {
+	t.Helper()
+	of := map[string]string{}
+	if j.Program == nil {
+		return of
+	}
+	var p struct {
+		Ops []string `json:"ops"`
+		Of  []string `json:"of"`
+	}
+	if err := json.Unmarshal(j.Program, &p); err != nil {
+		t.Fatal(err)
+	}
+	for k, name := range p.Ops {
+		of[name] = p.Of[k]
+	}
+	return of
 }
 
 // single: the job runs one worker.
@@ -359,6 +458,7 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 		t.Errorf("%s: elapsed %v", who, cv.final.ElapsedS)
 	}
 	felt := map[string]int64{}
+	of := partsOf(t, cv.job)
 	for _, o := range cv.final.FinalOps {
 		svc := decode(t, who, o.Hist)
 		want := worker.ToOps([]metrics.Op{{Name: o.Name, Service: svc}})[0].Service
@@ -372,7 +472,9 @@ func checkEvents(t *testing.T, who string, c jobCase, cv *conversation) {
 		if samples > 0 && samples != o.Count+o.Overrun {
 			t.Errorf("%s: %s: %d samples for %d operations and %d overruns", who, o.Name, samples, o.Count, o.Overrun)
 		}
-		felt[o.Name] = o.Count
+		if of[o.Name] == "" {
+			felt[o.Name] = o.Count // statements' own results are in the final event only
+		}
 		if o.RespHist != "" {
 			resp := decode(t, who, o.RespHist)
 			want := worker.ToOps([]metrics.Op{{Name: o.Name, Service: resp}})[0].Service
@@ -592,4 +694,45 @@ func figure(ev worker.Event, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestWorkloadFile: 'litebench run FILE' on the Python targets runs the
+// file's program in the Python worker, and each client does what the Go
+// target does (the same operations, for the same seed and count).
+func TestWorkloadFile(t *testing.T) {
+	pythonWorker(t)
+	lb := litebench(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lb, "run", filepath.Join(root, "internal/spec/testdata/program/kv.toml"),
+		"--target", "mattn,python-sqlite3,python-apsw", "--keys", "1000", "--count", "120", "--format", "json", "--quiet")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "LITEBENCH_ROOT="+root)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("litebench run: %v\n%s", err, out)
+	}
+	counts := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			Target string `json:"target"`
+			Status string `json:"status"`
+			Ops    []struct {
+				Name  string `json:"name"`
+				Count int64  `json:"count"`
+			} `json:"ops"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if r.Status != "ok" {
+			t.Errorf("%s: status %s", r.Target, r.Status)
+		}
+		counts[r.Target] = fmt.Sprint(r.Ops)
+	}
+	if len(counts) != 3 || counts["python-sqlite3"] != counts["mattn"] || counts["python-apsw"] != counts["mattn"] {
+		t.Errorf("op counts per target differ: %v", counts)
+	}
 }

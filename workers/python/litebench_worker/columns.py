@@ -3,6 +3,7 @@ workload programs name them: row i of a table is a pure function of the seed
 and i, the same bytes as the Go worker's."""
 
 import hashlib
+import threading
 from datetime import datetime, timedelta, timezone
 
 from . import gen
@@ -90,7 +91,31 @@ def parse_time(s):
     return (d.days * 86400 + d.seconds) * 1_000_000_000 + int((frac + "000000000")[:9] or 0)
 
 
-class Table:
+class Claims:
+    """Rows that exist now (visible: loaded, plus inserts that returned
+    below every insert still in flight) and the next row an insert claims."""
+
+    def init_claims(self, rows):
+        self.next = self.visible = rows
+        self.claims = []
+        self.claim_lock = threading.Lock()
+
+    def claim(self, n):
+        """Reserves n new row indexes for an insert; returns the first."""
+        with self.claim_lock:
+            first = self.next
+            self.next += n
+            self.claims.append(first)
+            return first
+
+    def release(self, first):
+        """Ends the insert that claimed first: reads pick rows below the oldest insert in flight."""
+        with self.claim_lock:
+            self.claims.remove(first)
+            self.visible = min(self.claims, default=self.next)
+
+
+class Table(Claims):
     """A program's table: its columns' generators, its rows and keys."""
 
     def __init__(self, t, seed):
@@ -106,10 +131,7 @@ class Table:
         self.gens = [self.compile(c, k) for k, c in enumerate(t["columns"])]
         self.key_offset = None
         self.zipfs = {}
-        # rows that exist now (loaded, plus inserts committed), and the next
-        # row an insert claims
-        self.visible = self.next = self.rows
-        self.claims = []
+        self.init_claims(self.rows)
 
     def compile(self, c, k):
         a, kind = c.get("args") or {}, c["kind"]

@@ -184,65 +184,115 @@ def literal(e):
 
 
 def evaluate(e, c):
+    """The value of expression e for worker context c (compiled each time:
+    a program compiles its expressions once, with compile_expr)."""
+    return compile_expr(e)(c)
+
+
+def compile_expr(e):
+    """Expression e as a function of a worker's context, its value."""
     op = e["op"]
     if op == "var":
         k = e.get("slot", 0)
-        if not c.set[k]:
-            fail(e, "variable :%s is not set" % e.get("name", ""))
-        return c.vars[k]
+
+        def var(c):
+            if not c.set[k]:
+                fail(e, "variable :%s is not set" % e.get("name", ""))
+            return c.vars[k]
+
+        return var
     if op == "call":
-        return call(e, c)
+        fn = FUNCS.get(e["fn"])
+        if fn is None:
+            raise EvalError("%s: unknown function %s()" % (e.get("at", ""), e["fn"]))
+        A = [compile_expr(x) for x in e.get("a", [])]
+        return lambda c: fn(e, A, c)
     if op == "binary":
-        return binary(e, c)
+        return compile_binary(e)
     if op == "unary":
-        a = evaluate(e["a"][0], c)
-        if a is None:
-            return None
-        fn = e["fn"]
-        if fn == "not":
-            return not to_bool(a, e)
-        if fn == "~":
-            return wrap(~to_int(a, e))
-        a = to_number(a, e)
-        if type(a) is float:
-            return -a
-        return checked(-a, e)
+        return compile_unary(e)
     if op == "is":
-        a = evaluate(e["a"][0], c)
-        if e["fn"] == "null":
-            r = a is None
-        else:
-            r = a is not None and to_bool(a, e) == (e["fn"] == "true")
-        return r != e.get("not", False)
+        a, what, neg = compile_expr(e["a"][0]), e["fn"], e.get("not", False)
+
+        def is_(c):
+            v = a(c)
+            if what == "null":
+                r = v is None
+            else:
+                r = v is not None and to_bool(v, e) == (what == "true")
+            return r != neg
+
+        return is_
     if op == "case":
-        a = e.get("a", [])
-        for k in range(0, len(a), 2):
-            w = evaluate(a[k], c)
-            if w is not None and to_bool(w, e):
-                return evaluate(a[k + 1], c)
-        return evaluate(e["else"], c) if "else" in e else None
-    return literal(e)
+        A = [compile_expr(x) for x in e.get("a", [])]
+        pairs = [(A[k], A[k + 1]) for k in range(0, len(A) - 1, 2)]
+        els = compile_expr(e["else"]) if "else" in e else None
+
+        def case(c):
+            for when, then in pairs:
+                w = when(c)
+                if w is not None and to_bool(w, e):
+                    return then(c)
+            return els(c) if els is not None else None
+
+        return case
+    v = literal(e)
+    return lambda c: v
 
 
-def binary(e, c):
+def compile_unary(e):
+    a, fn = compile_expr(e["a"][0]), e["fn"]
+
+    def unary(c):
+        v = a(c)
+        if v is None:
+            return None
+        if fn == "not":
+            return not to_bool(v, e)
+        if fn == "~":
+            return wrap(~to_int(v, e))
+        v = to_number(v, e)
+        if type(v) is float:
+            return -v
+        return checked(-v, e)
+
+    return unary
+
+
+def compile_binary(e):
     fn = e["fn"]
-    a = evaluate(e["a"][0], c)
+    a, b = compile_expr(e["a"][0]), compile_expr(e["a"][1])
     if fn in ("and", "or"):
         conj = fn == "and"
-        if a is not None:
-            ab = to_bool(a, e)
-            if ab != conj:
-                return ab
-        b = evaluate(e["a"][1], c)
-        if b is None:
+
+        def logic(c):
+            x = a(c)
+            if x is not None:
+                xb = to_bool(x, e)
+                if xb != conj:
+                    return xb
+            y = b(c)
+            if y is None:
+                return None
+            yb = to_bool(y, e)
+            if x is None:
+                return yb if yb != conj else None
+            return yb
+
+        return logic
+
+    def binary(c):
+        x = a(c)
+        y = b(c)
+        if x is None or y is None:
             return None
-        bb = to_bool(b, e)
-        if a is None:
-            return bb if bb != conj else None
-        return bb
-    b = evaluate(e["a"][1], c)
-    if a is None or b is None:
-        return None
+        return arith(e, fn, x, y)
+
+    return binary
+
+
+def arith(e, fn, a, b):
+    """a fn b for two values that are not NULL."""
     if fn in ("|", "#", "&", "<<", ">>"):
         ai, bi = to_int(a, e), to_int(b, e)
         if fn == "|":
@@ -285,8 +335,8 @@ def binary(e, c):
     return cmp(fn, (af > bf) - (af < bf))
 
 
-def arg(e, c, i):
-    v = evaluate(e["a"][i], c)
+def arg(e, A, c, i):
+    v = A[i](c)
     if v is None:
         fail(e, "%s(): argument %d is NULL" % (e["fn"], i + 1))
     return v
@@ -298,8 +348,8 @@ def in_range(lb, ub, r):
     return lb + min(off, ub - lb)
 
 
-def bounds(e, c):
-    lb, ub = to_int(arg(e, c, 0), e), to_int(arg(e, c, 1), e)
+def bounds(e, A, c):
+    lb, ub = to_int(arg(e, A, c, 0), e), to_int(arg(e, A, c, 1), e)
     if ub < lb:
         fail(e, "%s(%d, %d): empty range; the upper bound must not be below the lower" % (e["fn"], lb, ub))
     return lb, ub
@@ -337,17 +387,17 @@ def murmur2(v, seed):
     return wrap(r)
 
 
-def length(e, c, i):
-    n = to_int(arg(e, c, i), e)
+def length(e, A, c, i):
+    n = to_int(arg(e, A, c, i), e)
     if n < 0 or n > 1 << 20:
         fail(e, "%s(): length %d: want 0 to %d" % (e["fn"], n, 1 << 20))
     return n
 
 
-def extreme(e, c, sign):
+def extreme(e, A, c, sign):
     best, isf = None, False
-    for a in e.get("a", []):
-        v = evaluate(a, c)
+    for a in A:
+        v = a(c)
         if v is None:
             continue
         v = to_number(v, e)
@@ -359,93 +409,127 @@ def extreme(e, c, sign):
     return best
 
 
-def call(e, c):
-    fn = e["fn"]
-    if fn == "random":
-        lb, ub = bounds(e, c)
-        return in_range(lb, ub, c.uniform())
-    if fn == "random_exponential":
-        lb, ub = bounds(e, c)
-        p = to_float(arg(e, c, 2), e)
-        if not p > 0:
-            fail(e, "random_exponential(): parameter %s must be greater than 0" % go_float(p))
-        cut = fmath.exp(-p)
-        r = -fmath.log(cut + (1 - cut) * (1 - c.uniform())) / p
-        return in_range(lb, ub, r)
-    if fn == "random_gaussian":
-        lb, ub = bounds(e, c)
-        p = to_float(arg(e, c, 2), e)
-        if not p >= 2:
-            fail(e, "random_gaussian(): parameter %s must be at least 2" % go_float(p))
-        while True:
-            z = normal(c)
-            if -p <= z < p:
-                break
-        return in_range(lb, ub, (z + p) / (p * 2))
-    if fn == "random_zipfian":
-        lb, ub = bounds(e, c)
-        s = to_float(arg(e, c, 2), e)
-        if not 1.001 <= s <= 1000:
-            fail(e, "random_zipfian(): parameter %s must be from 1.001 to 1000" % go_float(s))
-        if ub == lb:
-            return lb
-        n = float(ub - lb + 1)
-        b = fmath.pow(2, s - 1)
-        while True:
-            u, v = c.uniform(), c.uniform()
-            x = math.floor(fmath.pow(u, -1 / (s - 1)))
-            t = fmath.pow(1 + 1 / x, s - 1)
-            if ((v * x) * (t - 1)) / (b - 1) <= t / b and x <= n:
-                return lb - 1 + int(x)
-    if fn in ("hash", "hash_murmur2", "hash_fnv1a"):
-        v, s = to_int(arg(e, c, 0), e), to_int(arg(e, c, 1), e)
-        return fnv1a(v, s) if fn == "hash_fnv1a" else murmur2(v, s)
-    if fn == "abs":
-        v = to_number(arg(e, c, 0), e)
-        return abs(v) if type(v) is float else checked(abs(v), e)
-    if fn == "int":
-        return to_int(arg(e, c, 0), e)
-    if fn == "double":
-        return to_float(arg(e, c, 0), e)
-    if fn == "exp":
-        return fmath.exp(to_float(arg(e, c, 0), e))
-    if fn == "ln":
-        return fmath.log(to_float(arg(e, c, 0), e))
-    if fn == "sqrt":
-        x = to_float(arg(e, c, 0), e)
-        return math.sqrt(x) if x >= 0 else math.nan
-    if fn in ("pow", "power"):
-        return fmath.pow(to_float(arg(e, c, 0), e), to_float(arg(e, c, 1), e))
-    if fn == "pi":
-        return math.pi
-    if fn == "greatest":
-        return extreme(e, c, 1)
-    if fn == "least":
-        return extreme(e, c, -1)
-    if fn == "mod":
-        a, b = to_int(arg(e, c, 0), e), to_int(arg(e, c, 1), e)
-        if b == 0:
-            fail(e, "division by zero")
-        return 0 if b == -1 else trunc_mod(a, b)
-    if fn == "rows":
-        return c.tables[e.get("table", 0)].visible
-    if fn == "key":
-        t = c.tables[e.get("table", 0)]
-        return t.key(t.next_key(c, e.get("dist", "uniform"), e.get("theta", 0), t.visible))
-    if fn == "hex":
-        n = length(e, c, 0)
-        return hex_text(n, c.next()) if n else ""
-    if fn == "letters":
-        return letters_text(length(e, c, 0), c.next())
-    if fn == "text":
-        lo = length(e, c, 0)
-        hi = length(e, c, 1)
-        if hi < lo:
-            fail(e, "text(%d, %d): the maximum is below the minimum" % (lo, hi))
-        return text_gen(lo, hi, c.next())
-    if fn == "uuid4":
-        return uuid_text(c.next())
-    if fn == "choice":
-        a = e.get("a", [])
-        return evaluate(a[c.next() % len(a)], c)
-    fail(e, "unknown function %s()" % fn)
+# The functions, each fn(e, A, c): the call e, its compiled arguments A, the
+# worker's context c.
+
+
+def f_random(e, A, c):
+    lb, ub = bounds(e, A, c)
+    return in_range(lb, ub, c.uniform())
+
+
+def f_random_exponential(e, A, c):
+    lb, ub = bounds(e, A, c)
+    p = to_float(arg(e, A, c, 2), e)
+    if not p > 0:
+        fail(e, "random_exponential(): parameter %s must be greater than 0" % go_float(p))
+    cut = fmath.exp(-p)
+    r = -fmath.log(cut + (1 - cut) * (1 - c.uniform())) / p
+    return in_range(lb, ub, r)
+
+
+def f_random_gaussian(e, A, c):
+    lb, ub = bounds(e, A, c)
+    p = to_float(arg(e, A, c, 2), e)
+    if not p >= 2:
+        fail(e, "random_gaussian(): parameter %s must be at least 2" % go_float(p))
+    while True:
+        z = normal(c)
+        if -p <= z < p:
+            break
+    return in_range(lb, ub, (z + p) / (p * 2))
+
+
+def f_random_zipfian(e, A, c):
+    lb, ub = bounds(e, A, c)
+    s = to_float(arg(e, A, c, 2), e)
+    if not 1.001 <= s <= 1000:
+        fail(e, "random_zipfian(): parameter %s must be from 1.001 to 1000" % go_float(s))
+    if ub == lb:
+        return lb
+    n = float(ub - lb + 1)
+    b = fmath.pow(2, s - 1)
+    while True:
+        u, v = c.uniform(), c.uniform()
+        x = math.floor(fmath.pow(u, -1 / (s - 1)))
+        t = fmath.pow(1 + 1 / x, s - 1)
+        if ((v * x) * (t - 1)) / (b - 1) <= t / b and x <= n:
+            return lb - 1 + int(x)
+
+
+def f_hash(e, A, c):
+    v, s = to_int(arg(e, A, c, 0), e), to_int(arg(e, A, c, 1), e)
+    return fnv1a(v, s) if e["fn"] == "hash_fnv1a" else murmur2(v, s)
+
+
+def f_abs(e, A, c):
+    v = to_number(arg(e, A, c, 0), e)
+    return abs(v) if type(v) is float else checked(abs(v), e)
+
+
+def f_sqrt(e, A, c):
+    x = to_float(arg(e, A, c, 0), e)
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def f_pow(e, A, c):
+    return fmath.pow(to_float(arg(e, A, c, 0), e), to_float(arg(e, A, c, 1), e))
+
+
+def f_mod(e, A, c):
+    a, b = to_int(arg(e, A, c, 0), e), to_int(arg(e, A, c, 1), e)
+    if b == 0:
+        fail(e, "division by zero")
+    return 0 if b == -1 else trunc_mod(a, b)
+
+
+def f_key(e, A, c):
+    t = c.tables[e.get("table", 0)]
+    return t.key(t.next_key(c, e.get("dist", "uniform"), e.get("theta", 0), t.visible))
+
+
+def f_hex(e, A, c):
+    n = length(e, A, c, 0)
+    return hex_text(n, c.next()) if n else ""
+
+
+def f_text(e, A, c):
+    lo = length(e, A, c, 0)
+    hi = length(e, A, c, 1)
+    if hi < lo:
+        fail(e, "text(%d, %d): the maximum is below the minimum" % (lo, hi))
+    return text_gen(lo, hi, c.next())
+
+
+def f_choice(e, A, c):
+    return A[c.next() % len(A)](c)
+
+
+FUNCS = {
+    "random": f_random,
+    "random_exponential": f_random_exponential,
+    "random_gaussian": f_random_gaussian,
+    "random_zipfian": f_random_zipfian,
+    "hash": f_hash,
+    "hash_murmur2": f_hash,
+    "hash_fnv1a": f_hash,
+    "abs": f_abs,
+    "int": lambda e, A, c: to_int(arg(e, A, c, 0), e),
+    "double": lambda e, A, c: to_float(arg(e, A, c, 0), e),
+    "exp": lambda e, A, c: fmath.exp(to_float(arg(e, A, c, 0), e)),
+    "ln": lambda e, A, c: fmath.log(to_float(arg(e, A, c, 0), e)),
+    "sqrt": f_sqrt,
+    "pow": f_pow,
+    "power": f_pow,
+    "pi": lambda e, A, c: math.pi,
+    "greatest": lambda e, A, c: extreme(e, A, c, 1),
+    "least": lambda e, A, c: extreme(e, A, c, -1),
+    "mod": f_mod,
+    "rows": lambda e, A, c: c.tables[e.get("table", 0)].visible,
+    "key": f_key,
+    "hex": f_hex,
+    "letters": lambda e, A, c: letters_text(length(e, A, c, 0), c.next()),
+    "text": f_text,
+    "uuid4": lambda e, A, c: uuid_text(c.next()),
+    "choice": f_choice,
+}

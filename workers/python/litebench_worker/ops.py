@@ -11,6 +11,7 @@ from itertools import count as counter
 from time import perf_counter_ns as pc
 
 from . import gen
+from .columns import Claims
 from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder
 from .settings import BadInput, q
 from .workloads import (
@@ -39,7 +40,7 @@ def go_float(f):
     return s[:-2] if s.endswith(".0") else s
 
 
-class Ops:
+class Ops(Claims):
     """read, write and mixed: point reads by primary key and single-row (or
     --batch row) inserts, updates or upserts, in closed or open loop."""
 
@@ -96,9 +97,7 @@ class Ops:
         ):
             raise BadInput("--rows 0: reads and updates need rows to pick from; load some with --rows N")
         self.zipf = gen.Zipf(max(self.rows, 1), theta) if self.keys != "uniform" else None
-        self.next = self.visible = self.rows
-        self.claims = []
-        self.claim_lock = threading.Lock()
+        self.init_claims(self.rows)
 
     def roles(self):
         """The closed loop's workers: each one's role."""
@@ -116,20 +115,6 @@ class Ops:
         except Failed as e:
             raise Failed("loading %d rows: %s" % (self.rows, e)) from e
         env.extra["table_rows_before"] = float(self.rows)
-
-    def claim(self, n):
-        """Reserves n new row indexes for an insert."""
-        with self.claim_lock:
-            first = self.next
-            self.next += n
-            self.claims.append(first)
-            return first
-
-    def release(self, first):
-        """Ends the insert that claimed first: reads pick rows below the oldest insert in flight."""
-        with self.claim_lock:
-            self.claims.remove(first)
-            self.visible = min(self.claims, default=self.next)
 
     def write_sql(self):
         sc = self.sc
@@ -259,6 +244,10 @@ class Executor:
 
         return read_borrowed
 
+    def do(self, op, rec):
+        """Operation op (READ or WRITE) for the open loop; returns its retries."""
+        return self.write() if op == WRITE else self.read()
+
     def write(self):
         w = self.w
         if w.mutex:
@@ -327,7 +316,8 @@ class Executor:
 class Lane:
     """A closed-loop worker's place in the run: the recorder it records into
     (an unregistered one during the warm-up), the window's deadline, whether
-    it counts operations against --count."""
+    it counts operations against --count. A lane of role None records
+    into whichever op its loop says, and gets no histogram of its own."""
 
     def __init__(self, eng, role):
         self.eng, self.role = eng, role
@@ -351,7 +341,8 @@ class Lane:
             return None
         check_at = min(start + CHECK_NS, self.deadline if self.measuring else eng.warm_end)
         counting = self.measuring and eng.w.count > 0
-        return self.rec, self.rec.hist(self.role), self.deadline, check_at, counting
+        h = self.rec.hist(self.role) if self.role is not None else None
+        return self.rec, h, self.deadline, check_at, counting
 
     def done(self):
         """The successes: what the loop recorded in the service histogram."""
@@ -606,9 +597,13 @@ class Engine:
         return st
 
     def open_executor(self, i, tickets, choose, lag):
-        ex = self.executor(i, None, self.w.max_inflight, self.w.max_inflight)
-        env, warm, t0 = self.env, self.w.warmup, self.t0
-        warm_rec, rec = Recorder(2), None
+        w = self.w
+        if hasattr(w, "open_runner"):
+            ex = w.open_runner(self, i)  # a workload with executors of its own
+        else:
+            ex = self.executor(i, None, w.max_inflight, w.max_inflight)
+        env, warm, t0, nops = self.env, w.warmup, self.t0, w.nops
+        warm_rec, rec = Recorder(nops), None
         try:
             while True:
                 t = tickets.get()
@@ -622,13 +617,13 @@ class Engine:
                 r = warm_rec
                 if due >= warm:
                     if rec is None:
-                        rec = env.recorder(2, live=True, open_loop=True)
+                        rec = env.recorder(nops, live=True, open_loop=True)
                     r = rec
                     if late <= HIGHEST:
                         INTERVAL.record(lag, late)
                 op = choose(seq)
                 try:
-                    retries = ex.write() if op == WRITE else ex.read()
+                    retries = ex.do(op, r)
                     ok = True
                 except Counted as e:
                     retries, ok = getattr(e, "retries", 0), False

@@ -14,7 +14,7 @@ from .settings import WORKLOADS, BadInput, Params, Settings
 from .workloads import Env, Failed, Insert, Scan, Stop
 
 VERSION = "0.1.0"
-CAPS = ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"]
+CAPS = ["closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", "program"]
 
 
 def new_workload(name, p, s):
@@ -99,7 +99,7 @@ class Worker:
         except c.Error as e:
             raise Failed("open %s with %s: %s" % (path, c.target, e)) from e
         try:
-            if name == "insert":
+            if isinstance(self.wl, Insert) or getattr(self.wl, "ins", None):
                 # A SQLite built with a lower bound-variable limit than the
                 # one litebench checks against cannot run the statement.
                 limit, cols = c.variable_limit(conn.raw), len(self.wl.sc.columns)
@@ -167,6 +167,13 @@ class Worker:
             "done": self.done(final=True),
             "final_ops": merge(wl.ops, env.recorders),
         }
+        of = getattr(wl, "of", None)
+        if of:
+            # A program's statements with results of their own name their transaction.
+            parts = dict(zip(wl.ops, of))
+            for o in fin["final_ops"]:
+                if parts.get(o["name"]):
+                    o["of"] = parts[o["name"]]
         extra = {}
         if env.generated > 0:
             extra["generate_seconds"] = env.generated / 1e9
@@ -189,7 +196,7 @@ class Worker:
     def done(self, final=False):
         """Rows (insert, scan) or measured operations so far: during the run,
         operations are counted from the intervals taken."""
-        if not isinstance(self.wl, (Ops, Program)):
+        if not isinstance(self.wl, (Ops, Program)) or getattr(self.wl, "ins", None):
             return self.env.done
         n = getattr(self.wl, "ntx", None)  # a program's parts are not operations of their own
         return sum(sum(r.count[:n]) for r in self.env.recorders) if final else self.taken
@@ -202,12 +209,15 @@ class Worker:
         if every <= 0:
             return lambda: None
         env, wl, taker = self.env, self.wl, IntervalTaker()
+        of = getattr(wl, "of", None) or [""] * len(wl.ops)
         halt = threading.Event()
         last = [None]
 
         def tick(now):
             ops = []
             for i, name in enumerate(wl.ops):
+                if of[i]:
+                    continue  # a program's statements' own results are in the final event only
                 n, errs, counts = taker.take(env.recorders, i)
                 if n or errs:
                     op = {"name": name, "n": n, "err": errs, "hist": INTERVAL.encode(counts) if counts else ""}

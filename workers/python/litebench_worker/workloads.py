@@ -102,8 +102,9 @@ class Inserter:
 
     CHUNK = 4096  # rows generated at a time, between statements and off the clock
 
-    def __init__(self, env, sc, seed, batch, rps, retries, rec):
+    def __init__(self, env, sc, seed, batch, rps, retries, rec, explicit=False):
         self.env, self.sc, self.seed, self.rec = env, sc, seed, rec
+        self.explicit = explicit  # every transaction begun, even one of a single statement
         self.batch, self.rps, self.retries = batch, rps, retries
         self.begin = begin_sql(env.settings)
         self.sqls = {}
@@ -185,7 +186,7 @@ class Inserter:
         ex, rec, rps, clock = cur.execute, self.rec, self.rps, pc
         stmts = self.generate(start, min(n, self.chunk))
         prev = pc()
-        if n <= rps:
+        if n <= rps and not self.explicit:
             ex(self.sql(n), stmts[0])
             rec.observe(INSERT, pc() - prev, n)
             return
@@ -246,12 +247,13 @@ class Inserter:
         self.recorded += pc() - t
 
 
-def load(env, sc, seed, frm, to, workers, batch, rps, retries, recorders):
-    """Inserts rows [frm, to) with `workers` threads, one recorder each."""
+def load(env, sc, seed, frm, to, workers, batch, rps, retries, recorders, explicit=False):
+    """Inserts rows [frm, to) with `workers` threads, one recorder each;
+    explicit begins even a transaction of one statement."""
     rps = max(rps, 1)
     batch = max(batch, rps)  # a transaction holds at least one whole statement
     total = to - frm
-    ins = [Inserter(env, sc, seed, batch, rps, retries, r) for r in recorders]
+    ins = [Inserter(env, sc, seed, batch, rps, retries, r, explicit) for r in recorders]
     if workers == 1:
         ins[0].run(frm, to, env.pool.pinnable(1))
         env.generated += ins[0].generated
@@ -301,33 +303,28 @@ class Insert:
         create_schema(env, self.sc)
 
     def run(self, env):
-        s = env.settings
-        recs = [env.recorder(3) for _ in range(self.workers)]
-        if self.workers > 1:
-            env.notes.append(
-                "rows are generated inline by each of the %d worker threads, inside the measured "
-                "time (they share one Python interpreter)" % self.workers
-            )
-        load(
-            env,
-            self.sc,
-            self.seed,
-            0,
-            self.rows,
-            self.workers,
-            s.int("batch"),
-            s.int("rows-per-stmt"),
-            s.busy_retries(),
-            recs,
+        run_insert(env, self.sc, self.seed, self.rows, self.workers, self.vacuum)
+
+
+def run_insert(env, sc, seed, rows, workers, vacuum, explicit=False):
+    """The measured load of rows [0, rows) of sc with the settings' batch and
+    rows-per-stmt, then VACUUM if asked (timed on its own)."""
+    s = env.settings
+    recs = [env.recorder(3) for _ in range(workers)]
+    if workers > 1:
+        env.notes.append(
+            "rows are generated inline by each of the %d worker threads, inside the measured "
+            "time (they share one Python interpreter)" % workers
         )
-        env.end = pc()
-        if self.vacuum:
-            t = pc()
-            try:
-                env.pool.run("VACUUM")
-            except env.client.Error as e:
-                raise Failed("vacuum: %s" % e) from e
-            env.extra["vacuum_seconds"] = (pc() - t) / 1e9
+    load(env, sc, seed, 0, rows, workers, s.int("batch"), s.int("rows-per-stmt"), s.busy_retries(), recs, explicit)
+    env.end = pc()
+    if vacuum:
+        t = pc()
+        try:
+            env.pool.run("VACUUM")
+        except env.client.Error as e:
+            raise Failed("vacuum: %s" % e) from e
+        env.extra["vacuum_seconds"] = (pc() - t) / 1e9
 
 
 def schema(p):

@@ -24,7 +24,7 @@ def test_hello_and_close():
     rc, out = converse('{"t":"hello","protocol":1}', '{"t":"close"}', client="apsw")
     assert rc == 0
     assert out[0]["t"] == "hello" and out[0]["protocol"] == 1 and out[0]["client"] == "python-apsw"
-    assert "open_loop" in out[0]["caps"] and out[0]["engine_version"]
+    assert "open_loop" in out[0]["caps"] and "program" in out[0]["caps"] and out[0]["engine_version"]
 
 
 def test_wrong_protocol():
