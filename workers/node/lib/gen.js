@@ -346,6 +346,22 @@ function compileColumn(c, pos, cols) {
         },
       };
     }
+    case 'latest_int': {
+      const n = Number(a.n);
+      const theta = Number(a.theta);
+      if (!(n >= 1) || !(theta > 0 && theta < 1)) {
+        throw new Error(`latest_int wants n ≥ 1 and 0 < theta < 1`);
+      }
+      const z = new Zipf(n, theta);
+      const st = streamOf(a);
+      return {
+        text: false,
+        int: (seed, i) => {
+          drawRow(seed, st, i);
+          return Math.max(n - 1 - z.rank(u.unit(R.h, R.l)), 0);
+        },
+      };
+    }
     case 'timestamp':
       return timestampGen(c.name, a);
     case 'hex': {
@@ -621,6 +637,7 @@ module.exports = {
   poissonGap,
   schedule,
   Table,
+  compileColumn,
   WORDS,
   sha256Hex,
   drawRow,
