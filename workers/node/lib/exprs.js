@@ -656,5 +656,7 @@ module.exports = {
   textValue,
   toInt,
   toNumber,
+  parseFloatText,
+  cmp,
   show,
 };

@@ -208,6 +208,15 @@ const sha256Hex =
     ? (data) => crypto.hash('sha256', data, 'hex')
     : (data) => crypto.createHash('sha256').update(data).digest('hex');
 
+// checkBench verifies a bench row as seed 000's reader does: decode rand,
+// hash it, compare with the stored hash.
+function checkBench(rand, hash) {
+  if (typeof rand !== 'string' || !/^[0-9a-f]*$/i.test(rand) || rand.length % 2 !== 0) {
+    return false;
+  }
+  return sha256Hex(Buffer.from(rand, 'hex')) === hash;
+}
+
 function big(v) {
   return typeof v === 'bigint' ? v : BigInt(v);
 }
@@ -640,5 +649,6 @@ module.exports = {
   compileColumn,
   WORDS,
   sha256Hex,
+  checkBench,
   drawRow,
 };
