@@ -19,7 +19,7 @@ const { RW_OPS } = require('./ops');
 const { Program } = require('./program');
 
 const PROTOCOL = 1;
-const CAPS = ['closed_loop', 'open_loop', 'intervals', 'acks', 'digest', 'in_memory'];
+const CAPS = ['closed_loop', 'open_loop', 'intervals', 'acks', 'digest', 'in_memory', 'program'];
 const THREAD = path.join(__dirname, 'thread.js');
 
 const pkg = require('../package.json');
