@@ -505,7 +505,7 @@ func TestCancel(t *testing.T) {
 	} {
 		j := &worker.Job{Workload: "read", Params: p, Target: target, Path: filepath.Join(t.TempDir(), "bench.db"), IntervalNS: int64(100 * time.Millisecond)}
 		start := time.Now()
-		c, err := converse(t, node, j, 500*time.Millisecond)
+		c, err := converse(t, node, j, 2*time.Second)
 		if err != nil {
 			t.Fatalf("%v: %v", p, err)
 		}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The worker against plain better-sqlite3 loops on the same jobs, interleaved
-# (3 rounds, medians): a 1M-row insert (prepared, 1,000-row transactions, WAL,
+# (3 rounds; medians, and the median of each round's worker/plain ratio, the
+# figure that noise between rounds disturbs least): a 1M-row insert (prepared, 1,000-row transactions, WAL,
 # synchronous OFF, one row per statement) and 10 s of single-thread point
 # reads by uniform random id over 100,000 rows.
 #
@@ -36,5 +37,16 @@ report() {
   echo "$name: medians plain $p, worker $w, worker/plain $(node -p "($w / $p).toFixed(3)");" \
     "best plain $bp, worker $bw, worker/plain $(node -p "($bw / $bp).toFixed(3)")"
 }
+# paired prints the median of the rounds' worker/plain ratios.
+paired() {
+  local name=$1 k ratios=()
+  for ((k = 0; k < rounds; k++)); do
+    local p=${@:$((2 + k)):1} w=${@:$((2 + rounds + k)):1}
+    ratios+=("$(node -p "($w / $p).toFixed(3)")")
+  done
+  echo "$name: paired worker/plain ratios ${ratios[*]}; median $(median "${ratios[@]}")"
+}
 report "insert rows/s" "${pi[@]}" "${wi[@]}"
 report "point reads ops/s" "${pr[@]}" "${wr[@]}"
+paired "insert rows/s" "${pi[@]}" "${wi[@]}"
+paired "point reads ops/s" "${pr[@]}" "${wr[@]}"
