@@ -35,6 +35,22 @@ function oneLine(err) {
     .trim();
 }
 
+// BIG_INT finds, outside strings, integers too long to be sure a Number
+// holds them.
+const BIG_INT = /("(?:[^"\\]|\\.)*")|(?<![\d.eE+-])(-?\d{16,})(?![\d.eE])/g;
+
+// exactInts quotes the integers of a message that a Number cannot hold
+// exactly (a program's generator bounds may reach ±2^63), so that they
+// reach BigInt as written.
+function exactInts(text) {
+  if (!/\d{16}/.test(text)) {
+    return text;
+  }
+  return text.replace(BIG_INT, (m, str, num) =>
+    str !== undefined || Number.isSafeInteger(Number(num)) ? m : `"${num}"`,
+  );
+}
+
 class Controller {
   constructor(input, output) {
     this.out = output;
@@ -99,7 +115,7 @@ class Controller {
     }
     let ev;
     try {
-      ev = JSON.parse(text);
+      ev = JSON.parse(exactInts(text));
     } catch (e) {
       return this.broken(`worker protocol: bad message ${JSON.stringify(text.slice(0, 80))}: ${e.message}`);
     }
@@ -619,4 +635,4 @@ function main() {
   new Controller(process.stdin, process.stdout);
 }
 
-module.exports = { main, Controller, version, CAPS, PROTOCOL };
+module.exports = { main, Controller, version, exactInts, CAPS, PROTOCOL };
