@@ -90,3 +90,56 @@ for (const c of CASES) {
     }
   });
 }
+
+// runCase runs case id's program after patch(program) and returns the
+// final event.
+async function runCase(id, patch) {
+  const c = CASES.find((x) => x.id === id);
+  const program = JSON.parse(JSON.stringify(c.program));
+  patch(program);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-node-prog-'));
+  try {
+    const job = { workload: c.name, program, settings: c.settings, path: path.join(dir, 'p.db') };
+    const { final, error } = await converse(job);
+    assert.equal(error, undefined);
+    return final;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a failed check fails the run, naming it', async () => {
+  const final = await runCase('queue', (p) => {
+    Object.assign(p.checks[0], { expect: 'cmp', cmp: '<', want: '5' });
+  });
+  assert.equal(final.status, 'failed');
+  assert.equal(final.error, 'check "check 1" failed: got 500, want < 5 (gset.toml:47:3)');
+  assert.deepEqual(final.notes, [final.error]);
+});
+
+test('an expression that fails stops the run at its position', async () => {
+  const final = await runCase('kv', (p) => {
+    p.transactions[0].steps[0].expr = {
+      op: 'binary',
+      fn: '/',
+      a: [
+        { op: 'int', v: '1' },
+        { op: 'int', v: '0' },
+      ],
+      at: 'kv.toml:9:9',
+    };
+  });
+  assert.equal(final.status, 'failed');
+  assert.equal(final.error, 'kv.toml:9:9: division by zero');
+});
+
+test('a query into variables that returns no row is counted missing', async () => {
+  const final = await runCase('kv', (p) => {
+    p.statements[0].sql = 'SELECT v FROM kv WHERE id = ? + 100000';
+    p.statements[0].into = [0];
+  });
+  assert.equal(final.status, 'ok');
+  const get = final.final_ops.find((o) => o.name === 'get');
+  assert.ok(get.errors.missing > 0 && get.count === 0, JSON.stringify(get));
+  assert.equal(get.errors.missing + final.done, 300);
+});
