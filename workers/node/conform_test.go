@@ -17,11 +17,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/target/external"
 	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 const target = "node-better-sqlite3"
@@ -124,6 +127,9 @@ func converse(t *testing.T, argv []string, job *worker.Job, cancelAfter time.Dur
 type jobCase struct {
 	name     string
 	workload string
+	// file, for workload "program": a workload file, which the Go worker
+	// interprets and the Node worker runs compiled (the job's program).
+	file     string
 	params   map[string]string
 	settings map[string]string
 	// same: one writer and a fixed count, so the final digest and every
@@ -181,6 +187,21 @@ var jobCases = []jobCase{
 	{name: "mixed-closed", workload: "mixed", interval: 30 * time.Millisecond,
 		params:   map[string]string{"rows": "300", "count": "400"},
 		settings: map[string]string{"journal": "wal", "busy-retry": "until"}},
+	{name: "program-kv", workload: "program", file: "../../internal/spec/testdata/program/kv.toml", same: true, interval: 20 * time.Millisecond,
+		params:   map[string]string{"keys": "1000", "count": "300"},
+		settings: map[string]string{"journal": "wal", "sync": "off"}},
+	{name: "program-ledger", workload: "program", file: "../../internal/spec/testdata/program/weighted.toml", same: true, acks: true,
+		params: map[string]string{"seed": "7", "count": "300"}},
+	{name: "program-pagination", workload: "program", file: "../../examples/pagination.toml", same: true,
+		params: map[string]string{"rows": "2000", "depth": "500", "count": "20"}},
+	{name: "program-kv-open-loop", workload: "program", file: "../../internal/spec/testdata/program/kv.toml", same: true, interval: 40 * time.Millisecond,
+		params: map[string]string{"keys": "1000", "count": "200", "rate": "2000", "max-inflight": "1"}},
+	{name: "program-ledger-open-poisson", workload: "program", file: "../../internal/spec/testdata/program/weighted.toml", interval: 50 * time.Millisecond,
+		params:   map[string]string{"duration": "300ms", "warmup": "100ms", "rate": "1000", "arrivals": "poisson", "max-inflight": "3"},
+		settings: map[string]string{"journal": "wal", "busy-retry": "until"}},
+	{name: "program-ledger-closed-workers", workload: "program", file: "../../internal/spec/testdata/program/weighted.toml", interval: 30 * time.Millisecond,
+		params:   map[string]string{"count": "400", "workers": "3"},
+		settings: map[string]string{"journal": "wal", "busy-retry": "until"}},
 }
 
 func newJob(t *testing.T, c jobCase, target, dir string) *worker.Job {
@@ -198,8 +219,47 @@ func newJob(t *testing.T, c jobCase, target, dir string) *worker.Job {
 	if s.Bool("in-memory") {
 		path = "conform-" + c.name
 	}
-	return &worker.Job{RunID: c.name, Workload: c.workload, Params: p, Settings: s.Map(), Target: target,
+	j := &worker.Job{RunID: c.name, Workload: c.workload, Params: p, Settings: s.WorkerMap("sqlite"), Target: target,
 		Path: path, Digest: true, Acks: c.acks, IntervalNS: int64(c.interval)}
+	if c.file != "" {
+		addProgram(t, j, c.file)
+	}
+	return j
+}
+
+// addProgram makes j a job of a workload file, with (for the Node worker)
+// its program compiled for SQLite as the runner sends it to a worker of
+// another language.
+func addProgram(t *testing.T, j *worker.Job, file string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Spec = &workload.Definition{Kind: "file", Sources: []workload.DefSource{{Name: filepath.Base(file), Text: string(b)}}}
+	if j.Target != target {
+		return
+	}
+	// Resolve completes the job it is given: resolve a copy.
+	cp := *j
+	cp.Settings, cp.Params = map[string]string{}, map[string]string{}
+	for k, v := range j.Settings {
+		cp.Settings[k] = v
+	}
+	for k, v := range j.Params {
+		cp.Params[k] = v
+	}
+	wl, _, err := worker.Resolve(&cp)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	pg, ok := wl.(worker.Programmed)
+	if !ok {
+		t.Fatalf("%s: a %T has no program", file, wl)
+	}
+	if j.Program, err = pg.ProgramJSON(dialect.SQLite); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
 }
 
 func TestConformance(t *testing.T) {
@@ -217,6 +277,9 @@ func TestConformance(t *testing.T) {
 			}
 			compare(t, c, goTalk, nodeTalk)
 			checkReport(t, c, nodeTalk)
+			if c.file != "" {
+				checkProgramCounts(t, nodeTalk)
+			}
 		})
 	}
 }
@@ -331,9 +394,11 @@ func checkReport(t *testing.T, c jobCase, n *talk) {
 		if c.interval > 0 && c.workload != "insert" && intervalN[o.Name] > o.Count {
 			t.Errorf("%s: intervals counted %d, the run %d", o.Name, intervalN[o.Name], o.Count)
 		}
-		if c.params["rate"] == "" {
+		// A statement with a result of its own (of a transaction) has a
+		// service time only, in either loop.
+		if c.params["rate"] == "" || o.Of != "" {
 			if o.RespHist != "" {
-				t.Errorf("%s: a response histogram in closed loop", o.Name)
+				t.Errorf("%s: a response histogram in closed loop or of a statement", o.Name)
 			}
 			continue
 		}
@@ -347,6 +412,29 @@ func checkReport(t *testing.T, c jobCase, n *talk) {
 		}
 		if r.Mean() < h.Mean()*0.99 || r.Max() < h.Max() {
 			t.Errorf("%s: response time (mean %v max %v) below service time (mean %v max %v)", o.Name, r.Mean(), r.Max(), h.Mean(), h.Max())
+		}
+	}
+}
+
+// Counts add up: the transactions' counts (the ops of no transaction)
+// are the operations done, the parts' counts each at most their
+// transaction's.
+func checkProgramCounts(t *testing.T, n *talk) {
+	t.Helper()
+	var done int64
+	counts := map[string]int64{}
+	for _, o := range n.final.FinalOps {
+		counts[o.Name] = o.Count
+		if o.Of == "" {
+			done += o.Count
+		}
+	}
+	if done != n.final.Done || done == 0 {
+		t.Errorf("transactions counted %d, done %d", done, n.final.Done)
+	}
+	for _, o := range n.final.FinalOps {
+		if o.Of != "" && o.Count > counts[o.Of]+1 {
+			t.Errorf("%s counted %d, its transaction %s %d", o.Name, o.Count, o.Of, counts[o.Of])
 		}
 	}
 }
@@ -417,7 +505,7 @@ func TestCancel(t *testing.T) {
 	} {
 		j := &worker.Job{Workload: "read", Params: p, Target: target, Path: filepath.Join(t.TempDir(), "bench.db"), IntervalNS: int64(100 * time.Millisecond)}
 		start := time.Now()
-		c, err := converse(t, node, j, 500*time.Millisecond)
+		c, err := converse(t, node, j, 2*time.Second)
 		if err != nil {
 			t.Fatalf("%v: %v", p, err)
 		}

@@ -1,7 +1,11 @@
 'use strict';
 // Runs one job through the worker (the protocol, as litebench would) and
-// prints its throughput: {"rows_per_s": …} for insert, {"ops_per_s": …}
-// otherwise (done over elapsed_s of the final event).
+// prints its throughput: {"rows_per_s": …, "cpu_rows_per_s": …} for
+// insert, {"ops_per_s": …, "cpu_ops_per_s": …} otherwise: done over
+// elapsed_s of the final event, and done over the CPU time the worker's
+// process used from the run's start to its final event (less the rows'
+// generation, which the plain loop does before its clock starts), a figure
+// other work on a shared machine disturbs far less.
 //
 //   node bench/run-worker.js DIR insert ROWS
 //   node bench/run-worker.js DIR read ROWS SECONDS
@@ -31,12 +35,22 @@ const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker.js')],
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
+let cpu0 = 0;
+
+// cpuSeconds is the CPU time (user and system) process pid has used, from
+// /proc (clock ticks of 10 ms).
+function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
 readline.createInterface({ input: child.stdout }).on('line', (line) => {
   const ev = JSON.parse(line);
   if (ev.t === 'error') {
     throw new Error(ev.error);
   }
   if (ev.t === 'setup_done') {
+    cpu0 = cpuSeconds(child.pid);
     send({ t: 'run' });
   }
   if (ev.t === 'final') {
@@ -48,8 +62,10 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
     for (const s of ['', '-wal', '-shm']) {
       fs.rmSync(file + s, { force: true });
     }
+    const generate = (ev.metrics || []).find((m) => m.name === 'generate');
+    const cpu = cpuSeconds(child.pid) - cpu0 - (generate ? generate.value : 0);
     const key = workload === 'insert' ? 'rows_per_s' : 'ops_per_s';
-    process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s }) + '\n');
+    process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s, [`cpu_${key}`]: ev.done / cpu }) + '\n');
   }
 });
 send({ t: 'hello', protocol: 1 });

@@ -208,6 +208,15 @@ const sha256Hex =
     ? (data) => crypto.hash('sha256', data, 'hex')
     : (data) => crypto.createHash('sha256').update(data).digest('hex');
 
+// checkBench verifies a bench row as seed 000's reader does: decode rand,
+// hash it, compare with the stored hash.
+function checkBench(rand, hash) {
+  if (typeof rand !== 'string' || !/^[0-9a-f]*$/i.test(rand) || rand.length % 2 !== 0) {
+    return false;
+  }
+  return sha256Hex(Buffer.from(rand, 'hex')) === hash;
+}
+
 function big(v) {
   return typeof v === 'bigint' ? v : BigInt(v);
 }
@@ -343,6 +352,22 @@ function compileColumn(c, pos, cols) {
         int: (seed, i) => {
           drawRow(seed, st, i);
           return scatter(z.rank(u.unit(R.h, R.l)), n);
+        },
+      };
+    }
+    case 'latest_int': {
+      const n = Number(a.n);
+      const theta = Number(a.theta);
+      if (!(n >= 1) || !(theta > 0 && theta < 1)) {
+        throw new Error(`latest_int wants n ≥ 1 and 0 < theta < 1`);
+      }
+      const z = new Zipf(n, theta);
+      const st = streamOf(a);
+      return {
+        text: false,
+        int: (seed, i) => {
+          drawRow(seed, st, i);
+          return Math.max(n - 1 - z.rank(u.unit(R.h, R.l)), 0);
         },
       };
     }
@@ -621,7 +646,9 @@ module.exports = {
   poissonGap,
   schedule,
   Table,
+  compileColumn,
   WORDS,
   sha256Hex,
+  checkBench,
   drawRow,
 };

@@ -16,9 +16,10 @@ const { Hist } = require('./hist');
 const { Zipf } = require('./gen');
 const { INSERT_OPS } = require('./insert');
 const { RW_OPS } = require('./ops');
+const { Program } = require('./program');
 
 const PROTOCOL = 1;
-const CAPS = ['closed_loop', 'open_loop', 'intervals', 'acks', 'digest', 'in_memory'];
+const CAPS = ['closed_loop', 'open_loop', 'intervals', 'acks', 'digest', 'in_memory', 'program'];
 const THREAD = path.join(__dirname, 'thread.js');
 
 const pkg = require('../package.json');
@@ -32,6 +33,22 @@ function oneLine(err) {
   return String((err && err.message) || err)
     .replace(/\s*\n\s*/g, ' ')
     .trim();
+}
+
+// BIG_INT finds, outside strings, integers too long to be sure a Number
+// holds them.
+const BIG_INT = /("(?:[^"\\]|\\.)*")|(?<![\d.eE+-])(-?\d{16,})(?![\d.eE])/g;
+
+// exactInts quotes the integers of a message that a Number cannot hold
+// exactly (a program's generator bounds may reach ±2^63), so that they
+// reach BigInt as written.
+function exactInts(text) {
+  if (!/\d{16}/.test(text)) {
+    return text;
+  }
+  return text.replace(BIG_INT, (m, str, num) =>
+    str !== undefined || Number.isSafeInteger(Number(num)) ? m : `"${num}"`,
+  );
 }
 
 class Controller {
@@ -98,7 +115,7 @@ class Controller {
     }
     let ev;
     try {
-      ev = JSON.parse(text);
+      ev = JSON.parse(exactInts(text));
     } catch (e) {
       return this.broken(`worker protocol: bad message ${JSON.stringify(text.slice(0, 80))}: ${e.message}`);
     }
@@ -219,9 +236,15 @@ class Controller {
     // Threads that may run: the workers, or the executors and the
     // dispatcher.
     this.maxThreads = open ? w.maxInflight + 1 : Math.max(plan.threads, 1);
-    this.opsNames = job.workload === 'insert' ? INSERT_OPS : job.workload === 'scan' ? ['scan'] : RW_OPS;
-    this.liveOps = job.workload !== 'insert' && job.workload !== 'scan';
-    const sab = S.create(this.maxThreads, open ? w.maxInflight : Math.max(plan.threads, 1));
+    const prog = (this.prog = plan.program ? new Program(plan.program) : null);
+    const ops = plan.kind === 'ops';
+    this.opsNames = plan.kind === 'insert' ? INSERT_OPS : plan.kind === 'scan' ? ['scan'] : prog ? prog.ops : RW_OPS;
+    // Op kinds in the intervals (a program's transactions, not their
+    // statements) and each one's transaction in the final event.
+    this.liveOps = ops ? (prog ? prog.txns.length : 2) : 0;
+    this.opsOf = prog ? prog.of : null;
+    this.executors = open ? w.maxInflight : Math.max(plan.threads, 1);
+    const sab = S.create(this.maxThreads, this.executors, prog ? prog.tables.length : 0);
     // The zipfian's O(rows) sum, computed once for every thread.
     this.zetan = w.keys && w.keys !== 'uniform' ? new Zipf(Math.max(w.rows, 1), w.theta).zetan : undefined;
     this.shared = { sab, v: S.view(sab) };
@@ -242,6 +265,7 @@ class Controller {
       return this.fail(ev.error);
     }
     this.setupFigures = ev.figures;
+    this.scale = ev.scale;
     this.setupNotes = ev.setup_notes;
     const done = {
       t: 'setup_done',
@@ -266,12 +290,21 @@ class Controller {
   // live interval counters when the job asks for intervals.
   spawn(index, role) {
     let live = null;
-    if (this.liveOps && role !== 'dispatch' && this.job.interval_ns > 0) {
-      live = S.Live.alloc(2);
-      this.lives.push(new S.Live(live, 2));
+    if (this.liveOps > 0 && role !== 'dispatch' && this.job.interval_ns > 0) {
+      live = S.Live.alloc(this.liveOps);
+      this.lives.push(new S.Live(live, this.liveOps));
     }
     return new Worker(THREAD, {
-      workerData: { job: this.job, index, role, sab: this.shared.sab, live, base: this.base, zetan: this.zetan },
+      workerData: {
+        job: this.job,
+        index,
+        role,
+        sab: this.shared.sab,
+        live,
+        base: this.base,
+        zetan: this.zetan,
+        scale: this.scale,
+      },
       stdout: false,
       stderr: false,
     });
@@ -331,13 +364,16 @@ class Run {
     const claims = new S.Claims(this.v.big);
     claims.init(w.rows || 0, open ? w.maxInflight : Math.max(this.plan.threads, 1));
     new S.Quota(this.v.big, Math.max(this.plan.threads, 1)).init(w.count || 0);
+    if (this.c.prog) {
+      this.c.prog.initClaims(this.v, this.c.executors);
+    }
     this.attach(0, this.c.primary);
     const initial = [];
-    if (this.job.workload === 'insert') {
+    if (this.plan.kind === 'insert') {
       for (let i = 1; i < w.workers; i++) {
         initial.push([i, 'insert']);
       }
-    } else if (this.job.workload !== 'scan') {
+    } else if (this.plan.kind !== 'scan') {
       if (open) {
         initial.push([w.maxInflight, 'dispatch']);
       } else {
@@ -413,7 +449,7 @@ class Run {
     const w = this.w;
     const t0 = clock.now();
     times[S.T0] = t0;
-    const ops = this.job.workload !== 'insert' && this.job.workload !== 'scan';
+    const ops = this.plan.kind === 'ops';
     if (!ops || !(w.warmup > 0)) {
       times[S.START] = t0;
       times[S.DEADLINE] = ops && !(w.rate > 0) && w.duration > 0 ? t0 + w.duration : 0;
@@ -443,7 +479,7 @@ class Run {
   tick(t) {
     const c = this.c;
     const { ctl, times } = this.v;
-    const samples = c.opsNames.map(() => ({ n: 0, err: 0, hist: new Hist(2) }));
+    const samples = c.opsNames.slice(0, c.liveOps).map(() => ({ n: 0, err: 0, hist: new Hist(2) }));
     for (const live of c.lives) {
       live.take(samples);
     }
@@ -534,6 +570,7 @@ class Run {
     fin.final_ops = merge(
       c.opsNames,
       results.flatMap((r) => r.recs || []),
+      c.opsOf,
     );
     const metrics = [...(c.setupFigures || []), ...(p.figures || [])];
     if (w.rate > 0) {
@@ -598,4 +635,4 @@ function main() {
   new Controller(process.stdin, process.stdout);
 }
 
-module.exports = { main, Controller, version, CAPS, PROTOCOL };
+module.exports = { main, Controller, version, exactInts, CAPS, PROTOCOL };

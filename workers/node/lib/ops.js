@@ -74,6 +74,7 @@ class Executor {
     this.key = null;
     this.claimed = false;
     this.retries = 0;
+    this.recording = false;
     // Statements looked up once when their connection is the same for
     // every operation.
     this.readStmt = null;
@@ -223,6 +224,16 @@ class Executor {
   run(op) {
     return op === OP_READ ? this.read() : this.write();
   }
+
+  // failed is the retries of op that just failed.
+  failed(op) {
+    return op === OP_WRITE ? this.retries : 0;
+  }
+
+  // choose is the op kind of open-loop operation seq.
+  choose(seq) {
+    return gen.writeOp(this.seed, seq, this.w.ratio) ? OP_WRITE : OP_READ;
+  }
 }
 
 // errorKind names a failed operation's error kind; fatal ones end the run.
@@ -245,7 +256,9 @@ function begin(T, t) {
 }
 
 // closedLoop is closed-loop worker T.index running op kind role until the
-// window closes, the count is reached or the run stops (loadgen's work).
+// window closes, the count is reached or the run stops (loadgen's work);
+// role -1 asks ex to choose each operation (seq = T.index × 2^40, +1, …,
+// the warm-up's included).
 function closedLoop(T, ex, role) {
   const { ctl, times } = T.v;
   const w = T.plan.w;
@@ -259,6 +272,7 @@ function closedLoop(T, ex, role) {
   let issued = 0;
   let interrupted = 0;
   let done = 0;
+  let seq = T.index * 2 ** 40;
   let t = now();
   let flushed = t;
   while (Atomics.load(ctl, S.STOP) === 0) {
@@ -290,24 +304,19 @@ function closedLoop(T, ex, role) {
     // worker's runs from the top of its loop: the checks above and the
     // key or row values are in it (one clock read per operation).
     const s = t;
+    const op = role >= 0 ? role : ex.choose(seq++);
     let retries = 0;
     let err = null;
+    ex.recording = measuring;
     try {
-      if (role === OP_READ) {
-        ex.prepRead();
-        ex.read();
-      } else {
-        ex.prepWrite();
-        retries = ex.write();
-      }
+      ex.prep(op);
+      retries = ex.run(op);
     } catch (e) {
       err = e;
-      retries = role === OP_WRITE ? ex.retries : 0;
+      retries = ex.failed(op);
     }
     const e = now();
-    if (role === OP_WRITE) {
-      ex.endWrite();
-    }
+    ex.endWrite();
     took = e - s;
     t = e;
     if (Atomics.load(ctl, S.STOP) !== 0) {
@@ -323,8 +332,8 @@ function closedLoop(T, ex, role) {
         break;
       }
       if (measuring) {
-        rec.retry(role, retries);
-        rec.error(role, kind);
+        rec.retry(op, retries);
+        rec.error(op, kind);
       }
       continue;
     }
@@ -332,13 +341,13 @@ function closedLoop(T, ex, role) {
       continue;
     }
     if (retries !== 0) {
-      rec.retry(role, retries);
+      rec.retry(op, retries);
     }
     if (deadline > 0 && e > deadline) {
-      rec.observeOverrun(role, took); // in the latency, not the count
+      rec.observeOverrun(op, took); // in the latency, not the count
       continue;
     }
-    rec.observe(role, 1, took);
+    rec.observe(op, 1, took);
     // Progress in batches, every 64 operations or 10 ms (loadgen's tally);
     // the count is exact once the loop ends.
     if ((++done & 63) === 0 || e - flushed >= TALLY_EVERY) {
@@ -378,7 +387,6 @@ function takeTicket(ctl) {
 function openExecutor(T, ex) {
   const { ctl, times, ring, ringState } = T.v;
   const w = T.plan.w;
-  const seed = gen.seedOf(w.seed);
   const rec = T.rec;
   const t0 = times[S.T0];
   const warm = w.warmup;
@@ -407,7 +415,8 @@ function openExecutor(T, ex) {
     Atomics.sub(ctl, S.IDLE, 1);
     const s = now();
     const late = s - t0 - due;
-    const op = gen.writeOp(seed, seq, w.ratio) ? OP_WRITE : OP_READ;
+    const op = ex.choose(seq);
+    ex.recording = measured;
     ex.prep(op);
     let retries = 0;
     let err = null;
@@ -418,7 +427,7 @@ function openExecutor(T, ex) {
       retries = ex.run(op);
     } catch (e) {
       err = e;
-      retries = op === OP_WRITE ? ex.retries : 0;
+      retries = ex.failed(op);
     }
     const e = now();
     ex.endWrite();
@@ -523,4 +532,15 @@ function dispatch(T) {
   return { issued, spawned };
 }
 
-module.exports = { Executor, closedLoop, openExecutor, dispatch, begin, RW_OPS, OP_READ, OP_WRITE };
+module.exports = {
+  Executor,
+  Missing,
+  errorKind,
+  closedLoop,
+  openExecutor,
+  dispatch,
+  begin,
+  RW_OPS,
+  OP_READ,
+  OP_WRITE,
+};

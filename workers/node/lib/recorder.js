@@ -26,6 +26,9 @@ class Recorder {
     this.ops = ops;
     this.recs = ops.map(() => new OpRec());
     this.live = live;
+    // Only the first live.ops kinds feed the intervals (a program's
+    // transactions, not their statements).
+    this.liveOps = live === null ? 0 : live.ops;
     this.ivLayout = Layout.of(2);
   }
 
@@ -40,7 +43,7 @@ class Recorder {
   // observe records n successful operations of kind op that took ns
   // together: one latency sample, n in the count.
   observe(op, n, ns) {
-    if (this.live !== null) {
+    if (op < this.liveOps) {
       this.live.observe(op, n, ns, this.ivLayout.index(clamp(ns)));
     }
     const o = this.svc(op);
@@ -51,7 +54,7 @@ class Recorder {
   // observeScheduled records an open-loop operation: service time from its
   // actual start, response time from its scheduled start.
   observeScheduled(op, service, response, late) {
-    if (this.live !== null) {
+    if (op < this.liveOps) {
       this.live.observe(op, 1, response, this.ivLayout.index(clamp(response)));
     }
     const o = this.svc(op);
@@ -75,7 +78,7 @@ class Recorder {
   }
 
   error(op, kind) {
-    if (this.live !== null) {
+    if (op < this.liveOps) {
       this.live.error(op);
     }
     let k = ERROR_KINDS.indexOf(kind);
@@ -121,8 +124,9 @@ function transferables(exported) {
 
 // merge combines exported recorders into the final event's ops (as
 // internal/worker ToOps writes them), in the order of ops; kinds that saw
-// no operation and no error are left out.
-function merge(ops, exported) {
+// no operation and no error are left out. of, when given, names each
+// kind's transaction ("" for none).
+function merge(ops, exported, of = null) {
   const out = [];
   ops.forEach((name, i) => {
     const errs = new Array(ERROR_KINDS.length).fill(0);
@@ -158,6 +162,9 @@ function merge(ops, exported) {
       return;
     }
     const op = { name, count };
+    if (of !== null && of[i]) {
+      op.of = of[i];
+    }
     const e = {};
     errs.forEach((n, k) => {
       if (n > 0) {

@@ -318,7 +318,8 @@ function resolve(job) {
   if (!job || typeof job !== 'object') {
     fail('setup without a job');
   }
-  const spec = WORKLOADS[job.workload];
+  const program = job.program || null;
+  const spec = program ? { params: [] } : WORKLOADS[job.workload];
   if (!spec) {
     fail(
       `workload ${JSON.stringify(job.workload)}: the ${TARGET} worker runs ${Object.keys(WORKLOADS).join(', ')}; run it on a Go target`,
@@ -347,7 +348,7 @@ function resolve(job) {
   for (const [k, def] of spec.params) {
     p[k] = def;
   }
-  for (const [k, v] of Object.entries(job.params || {})) {
+  for (const [k, v] of Object.entries(program ? {} : job.params || {})) {
     if (!(k in p)) {
       fail(`job: workload ${job.workload} has no parameter ${JSON.stringify(k)}`);
     }
@@ -358,7 +359,12 @@ function resolve(job) {
       '--journal wal needs a file: an in-memory database (--in-memory / mode=memory) cannot use WAL; drop one of them',
     );
   }
-  const plan = { workload: job.workload, params: p, settings: s, pragmas: pragmas(s) };
+  const plan = { workload: job.workload, kind: 'ops', program, params: p, settings: s, pragmas: pragmas(s) };
+  if (program) {
+    resolveProgram(plan, program, s);
+    refuse(plan, s, job);
+    return plan;
+  }
   const w = (plan.w = { seed: pSeed(p) });
   switch (job.workload) {
     case 'insert': {
@@ -367,6 +373,7 @@ function resolve(job) {
       w.workers = pInt(p, 'workers', 1);
       checkRowsPerStmt(w.schema, Number(s['rows-per-stmt']));
       w.vacuum = pBool(p, 'vacuum');
+      plan.kind = 'insert';
       plan.threads = w.workers;
       plan.writers = w.workers;
       break;
@@ -374,6 +381,7 @@ function resolve(job) {
     case 'scan':
       w.rows = pInt(p, 'rows', 1);
       w.schema = SCHEMAS.bench;
+      plan.kind = 'scan';
       plan.threads = 1;
       plan.writers = 0;
       break;
@@ -382,6 +390,63 @@ function resolve(job) {
   }
   refuse(plan, s, job);
   return plan;
+}
+
+// resolveProgram reads a workload program's load (docs/workload-program.md):
+// its tables are built where they are used (lib/program.js).
+function resolveProgram(plan, p, s) {
+  if (p.version !== 1) {
+    fail(`program version ${p.version}: this worker runs version 1 (docs/workload-program.md)`);
+  }
+  if (!/^\d+$/.test(String(p.seed)) || BigInt(p.seed) >= 1n << 64n) {
+    fail(`program seed ${JSON.stringify(p.seed)}: want a non-negative whole number`);
+  }
+  const w = (plan.w = { seed: String(p.seed), rows: 0, keys: 'uniform' });
+  const tables = p.tables || [];
+  if (p.insert) {
+    const t = tables[p.insert.table || 0];
+    if (!t) {
+      fail(`program ${p.name}: insert names no table`);
+    }
+    plan.kind = 'insert';
+    w.rows = Number(p.insert.rows || 0);
+    w.workers = Math.max(Number(p.insert.workers || 1), 1);
+    w.vacuum = Boolean(p.insert.vacuum);
+    w.table = p.insert.table || 0;
+    checkRowsPerStmt({ name: t.name, columns: t.columns || [] }, Number(s['rows-per-stmt']));
+    plan.threads = w.workers;
+    plan.writers = w.workers;
+    return;
+  }
+  const L = p.load;
+  if (!L) {
+    fail(`program ${p.name}: neither load nor insert`);
+  }
+  if (s['conn-per-op'] === 'true') {
+    fail(
+      '--conn-per-op true: the node-better-sqlite3 worker runs workload files on one connection per worker; use --conn-per-op false',
+    );
+  }
+  if (s.writer === 'single') {
+    fail(
+      '--writer single: the node-better-sqlite3 worker runs workload files on one connection per worker, which reads and writes; use --writer pool',
+    );
+  }
+  w.count = Number(L.count || 0);
+  w.duration = w.count > 0 ? 0 : Number(L.duration_ns || 0);
+  w.warmup = Number(L.warmup_ns || 0);
+  w.rate = Number(L.rate || 0);
+  w.poisson = L.arrivals === 'poisson';
+  w.maxInflight = Math.max(Number(L.max_inflight || 1), 1);
+  w.roles = L.roles && L.roles.length ? L.roles : [-1];
+  w.ratio = 0;
+  w.readers = w.rate > 0 ? 0 : w.roles.length;
+  w.writers = 0;
+  if (w.count === 0 && !(w.duration > 0)) {
+    fail(`program ${p.name}: neither a count nor a duration`);
+  }
+  plan.threads = w.rate > 0 ? w.maxInflight : w.roles.length;
+  plan.writers = plan.threads;
 }
 
 function checkRowsPerStmt(sc, rps) {

@@ -39,8 +39,9 @@ const RING = 2048;
 const QUEUE = 1024;
 
 // create allocates the run's shared memory for up to threads threads.
-function create(threads, executors) {
+function create(threads, executors, tables = 0) {
   return {
+    tables: new SharedArrayBuffer(8 * Math.max(tables, 1) * (3 + executors)),
     ctl: new SharedArrayBuffer(4 * CTL_WORDS),
     times: new SharedArrayBuffer(8 * (doneAt(threads) + 1)),
     // left (count quota), next and visible (claimed keys), then one slot
@@ -57,6 +58,7 @@ function view(sab) {
     ctl: new Int32Array(sab.ctl),
     times: new Float64Array(sab.times),
     big: new BigInt64Array(sab.big),
+    tables: new BigInt64Array(sab.tables),
     ring: new Float64Array(sab.ring),
     ringState: new Int32Array(sab.ringState),
   };
@@ -69,46 +71,57 @@ function view(sab) {
 const IDLE_SLOT = (1n << 63n) - 1n;
 
 class Claims {
-  constructor(big) {
+  // big holds the claims from index base on (the built-in workloads' at 0,
+  // a program's tables' one after the other: tableClaims).
+  constructor(big, base = 0) {
     this.b = big;
+    this.n = base + 1; // the next row to claim
+    this.v = base + 2; // the rows visible
+    this.s = base + 3; // the executors' slots
   }
   init(rows, executors) {
-    Atomics.store(this.b, 1, BigInt(rows));
-    Atomics.store(this.b, 2, BigInt(rows));
+    Atomics.store(this.b, this.n, BigInt(rows));
+    Atomics.store(this.b, this.v, BigInt(rows));
     for (let i = 0; i < executors; i++) {
-      Atomics.store(this.b, 3 + i, IDLE_SLOT);
+      Atomics.store(this.b, this.s + i, IDLE_SLOT);
     }
   }
   next() {
-    return Number(Atomics.load(this.b, 1));
+    return Number(Atomics.load(this.b, this.n));
   }
   visible() {
-    return Number(Atomics.load(this.b, 2));
+    return Number(Atomics.load(this.b, this.v));
   }
   // claim reserves n new rows for slot's insert and returns the first.
   claim(slot, n) {
-    Atomics.store(this.b, 3 + slot, Atomics.load(this.b, 1));
-    const first = Atomics.add(this.b, 1, BigInt(n));
-    Atomics.store(this.b, 3 + slot, first);
+    Atomics.store(this.b, this.s + slot, Atomics.load(this.b, this.n));
+    const first = Atomics.add(this.b, this.n, BigInt(n));
+    Atomics.store(this.b, this.s + slot, first);
     return Number(first);
   }
   // release ends slot's insert and moves the visible bound up to the oldest
   // insert still in flight.
   release(slot, executors) {
-    Atomics.store(this.b, 3 + slot, IDLE_SLOT);
-    let lo = Atomics.load(this.b, 1);
+    Atomics.store(this.b, this.s + slot, IDLE_SLOT);
+    let lo = Atomics.load(this.b, this.n);
     for (let i = 0; i < executors; i++) {
-      const s = Atomics.load(this.b, 3 + i);
+      const s = Atomics.load(this.b, this.s + i);
       if (s < lo) {
         lo = s;
       }
     }
-    for (let v = Atomics.load(this.b, 2); lo > v; v = Atomics.load(this.b, 2)) {
-      if (Atomics.compareExchange(this.b, 2, v, lo) === v) {
+    for (let v = Atomics.load(this.b, this.v); lo > v; v = Atomics.load(this.b, this.v)) {
+      if (Atomics.compareExchange(this.b, this.v, v, lo) === v) {
         break;
       }
     }
   }
+}
+
+// tableClaims is the claims of a program's table k (v.tables, laid out by
+// create for executors).
+function tableClaims(v, k, executors) {
+  return new Claims(v.tables, k * (3 + executors));
 }
 
 // Quota hands out the operations of a counted closed-loop run in blocks
@@ -257,6 +270,7 @@ module.exports = {
   create,
   view,
   Claims,
+  tableClaims,
   Quota,
   Mutex,
   Live,

@@ -19,12 +19,20 @@ const { Session } = require('./session');
 const { Recorder, transferables } = require('./recorder');
 const { Inserter, INSERT_OPS } = require('./insert');
 const ops = require('./ops');
+const { Program, Runner } = require('./program');
 
 const { job, index, role } = workerData;
 clock.calibrate(workerData.base);
 const plan = resolve(job);
 const w = plan.w;
 const v = S.view(workerData.sab);
+// A workload program's tables and transactions; its set-up's results
+// (:scale, the unchanged checks' values) come from thread 0.
+const prog = plan.program ? new Program(plan.program) : null;
+if (prog && prog.insert) {
+  w.schema = prog.tables[w.table];
+}
+let progSetup = { scale: workerData.scale || 1, before: {} };
 
 const T = {
   plan,
@@ -142,7 +150,9 @@ function setup() {
     c.db.prepare(`PRAGMA application_id = ${db.APP_ID | 0}`).run();
   }
   const fp = db.fingerprint(c.db, plan);
-  if (!job.attach) {
+  if (!job.attach && prog) {
+    progSetup = prog.setup(c, preload, figure);
+  } else if (!job.attach) {
     switch (job.workload) {
       case 'insert':
         createSchema(c, w.schema);
@@ -171,6 +181,7 @@ function setup() {
     ev.digest = db.digest(c.db);
   }
   ev.setup_ms = Math.trunc((now() - t0) / 1000) / 1000;
+  ev.scale = progSetup.scale;
   ev.figures = figures.splice(0);
   ev.setup_notes = notes.splice(0);
   parentPort.postMessage(ev);
@@ -242,7 +253,7 @@ function runScan() {
     if (n === 0) {
       first = now();
     }
-    if (!checkBench(row.rand, row.hash)) {
+    if (!gen.checkBench(row.rand, row.hash)) {
       bad = row;
       break;
     }
@@ -275,23 +286,28 @@ function runScan() {
   return { start, end };
 }
 
-// checkBench verifies a bench row as seed 000's reader does: decode rand,
-// hash it, compare with the stored hash.
-function checkBench(rand, hash) {
-  if (typeof rand !== 'string' || !/^[0-9a-f]*$/i.test(rand) || rand.length % 2 !== 0) {
-    return false;
-  }
-  return gen.sha256Hex(Buffer.from(rand, 'hex')) === hash;
-}
-
 // executors is how many executors the run's claims are planned for.
 function executors() {
   return w.rate > 0 ? w.maxInflight : w.readers + w.writers;
 }
 
+// recorder is this thread's recorder of the operation workloads: the
+// built-ins' read and write, or a program's transactions and the
+// statements with results of their own (only the transactions live).
+function recorder() {
+  const live = workerData.live ? new S.Live(workerData.live, prog ? prog.txns.length : 2) : null;
+  const rec = new Recorder(prog ? prog.ops : ops.RW_OPS, live);
+  return rec;
+}
+
 function runClosed() {
-  T.rec = new Recorder(ops.RW_OPS, workerData.live ? new S.Live(workerData.live, 2) : null);
+  T.rec = recorder();
   T.quota = new S.Quota(v.big, w.readers + w.writers);
+  if (prog) {
+    const ex = new Runner(T, prog, index, executors(), progSetup.scale);
+    waitGo();
+    return ops.closedLoop(T, ex, w.roles[index]);
+  }
   const role = index < w.readers ? ops.OP_READ : ops.OP_WRITE;
   const ex = new ops.Executor(T, index, executors(), role === ops.OP_READ, role === ops.OP_WRITE);
   waitGo();
@@ -299,8 +315,10 @@ function runClosed() {
 }
 
 function runExecutor(started) {
-  T.rec = new Recorder(ops.RW_OPS, workerData.live ? new S.Live(workerData.live, 2) : null);
-  const ex = new ops.Executor(T, index, executors(), w.ratio < 100, w.ratio > 0);
+  T.rec = recorder();
+  const ex = prog
+    ? new Runner(T, prog, index, executors(), progSetup.scale)
+    : new ops.Executor(T, index, executors(), w.ratio < 100, w.ratio > 0);
   if (!started) {
     waitGo();
   }
@@ -342,7 +360,7 @@ function post(stats) {
   const stop = Atomics.load(ctl, S.STOP);
   let start;
   let end = now();
-  switch (job.workload) {
+  switch (plan.kind) {
     case 'insert':
       start = v.times[S.T0];
       if (w.workers === 1) {
@@ -377,6 +395,9 @@ function post(stats) {
       if (w.rate > 0) {
         figure('wanted_rate', 'ops/s', '', w.rate);
       }
+      if (prog) {
+        break;
+      }
       const next = T.claims.next();
       if (next > w.rows) {
         out.rowsInserted = next - w.rows;
@@ -386,6 +407,13 @@ function post(stats) {
       } catch {
         // not counted
       }
+    }
+  }
+  if (prog) {
+    prog.attach(v, executors());
+    const failed = prog.post(c, figure, notes, progSetup.before, Atomics.load(ctl, S.STOP) !== 0);
+    if (failed) {
+      T.fatal(failed);
     }
   }
   if (job.digest && Atomics.load(ctl, S.STOP) === 0) {
@@ -404,7 +432,7 @@ function post(stats) {
 
 function runPrimary() {
   let stats;
-  switch (job.workload) {
+  switch (plan.kind) {
     case 'insert':
       stats = runInsert();
       break;
