@@ -207,3 +207,19 @@ func TestUnboundParametersAreNull(t *testing.T) {
 		}
 	}
 }
+
+// The driver's SQLite is built with the UPDATE/DELETE ... LIMIT grammar
+// (SQLITE_ENABLE_UPDATE_DELETE_LIMIT in its parser), as upstream's is.
+func TestDeleteLimitParses(t *testing.T) {
+	ctx := context.Background()
+	_, db := openDB(t, filepath.Join(t.TempDir(), "l.db"), nil, target.PoolOptions{MaxOpen: 1})
+	for _, q := range []string{"CREATE TABLE t(x)", "INSERT INTO t VALUES (1), (2), (3)", "DELETE FROM t ORDER BY x LIMIT 2", "UPDATE t SET x = 0 LIMIT 1"} {
+		if err := db.Exec(ctx, q, nil); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var n, sum int64
+	if err := db.Query(ctx, "SELECT count(*), sum(x) FROM t", nil, func(r target.Row) error { return r.Scan(&n, &sum) }); err != nil || n != 1 || sum != 0 {
+		t.Errorf("left %d rows summing to %d (%v), want one, updated to 0", n, sum, err)
+	}
+}
