@@ -593,7 +593,12 @@ final class Db {
     }
 
     Writer writer() {
-      return new Writer(this);
+      return new Writer(this, false);
+    }
+
+    /** A Writer for transactions that only read: on the read pool, outside the write mutex. */
+    Writer reader() {
+      return new Writer(this, true);
     }
   }
 
@@ -606,17 +611,19 @@ final class Db {
    */
   static final class Writer {
     private final Session s;
+    private final boolean read;
     private Pool txPool;
     private Connection tx;
     private LbConnection raw;
     private boolean locked;
 
-    Writer(Session s) {
+    Writer(Session s, boolean read) {
       this.s = s;
+      this.read = read;
     }
 
     private void lock() {
-      if (s.p.writeMutex && !locked) {
+      if (s.p.writeMutex && !locked && !read) {
         s.shared.wmu.lock();
         locked = true;
       }
@@ -637,7 +644,7 @@ final class Db {
       Pool pool = null;
       Connection c = null;
       try {
-        pool = s.writes();
+        pool = read ? s.reads : s.writes();
         c = pool.borrow();
         LbConnection r = c.unwrap(LbConnection.class);
         try {
@@ -661,10 +668,30 @@ final class Db {
 
     /** Runs st with b: in the open transaction, or on its own. */
     void exec(Stmt st, Binder b) throws SQLException {
+      try {
+        run(st, b, null);
+      } catch (SQLException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new SQLException(message(e), e); // only rows throw others
+      }
+    }
+
+    /** Runs query st with b, handing every row to rows: in the open transaction, or on its own. */
+    void query(Stmt st, Binder b, Rows rows) throws Exception {
+      run(st, b, rows);
+    }
+
+    /** Runs st: a query when rows is given, else an update. */
+    private void run(Stmt st, Binder b, Rows rows) throws Exception {
       if (tx == null) {
         lock();
         try {
-          st.exec(b);
+          if (rows == null) {
+            st.exec(b);
+          } else {
+            st.query(b, rows);
+          }
         } finally {
           unlock();
         }
@@ -673,7 +700,15 @@ final class Db {
       PreparedStatement ps = raw.statement(st);
       try {
         b.bind(ps);
-        ps.executeUpdate();
+        if (rows == null) {
+          ps.executeUpdate();
+          return;
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows.row(rs);
+          }
+        }
       } finally {
         if (!st.prepared) {
           ps.close();

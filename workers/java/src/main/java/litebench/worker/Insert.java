@@ -34,6 +34,11 @@ final class Insert implements Workloads.Workload {
     this.vacuum = vacuum;
   }
 
+  /** The insert workload of a table: rows rows under seed by workers threads, then VACUUM if asked. */
+  static Insert of(Schema schema, long rows, int workers, long seed, boolean vacuum) {
+    return new Insert(schema, rows, workers, seed, vacuum);
+  }
+
   static Workloads.Workload create(Map<String, String> p, Settings s) throws Settings.BadJob {
     Schema sc = Workloads.pSchema(p);
     long rows = Workloads.pInt(p, "rows", 1);
