@@ -20,11 +20,14 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/target/mattn" // resolves workload files for their programs
 	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 const target = "java-sqlite-jdbc"
@@ -204,6 +207,80 @@ func TestConformance(t *testing.T) {
 			}
 			check(t, target, c, got)
 			compare(t, c, ref, got)
+		})
+	}
+}
+
+// programJobs are workload files: the Go worker interprets the file, the
+// Java worker runs the program litebench compiles from it (job.program).
+var programJobs = []job{
+	{name: "program-kv", workload: "../../internal/spec/testdata/program/kv.toml", exact: true, interval: 30 * time.Millisecond,
+		params: map[string]string{"keys": "1000", "count": "300"}, settings: map[string]string{"journal": "wal"}},
+	{name: "program-pagination", workload: "../../examples/pagination.toml", exact: true,
+		params: map[string]string{"rows": "2000", "depth": "500", "count": "20"}},
+	{name: "program-ledger-batch", workload: "../../internal/spec/testdata/program/weighted.toml", exact: true,
+		params: map[string]string{"seed": "7", "count": "300"}, settings: map[string]string{"batch": "3", "tx": "immediate"}},
+	{name: "program-kv-open-loop", workload: "../../internal/spec/testdata/program/kv.toml", interval: 30 * time.Millisecond,
+		params: map[string]string{"keys": "500", "count": "200", "rate": "1000", "max-inflight": "2"}},
+}
+
+// newProgramJob is c's workload file as a job: its spec and, compiled for
+// SQLite, its program.
+func newProgramJob(t *testing.T, c job, tgt string) *worker.Job {
+	t.Helper()
+	b, err := os.ReadFile(c.workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file resolves (and compiles) for an in-process target of the
+	// same engine; the job then names the worker's.
+	j := newJob(t, c, "mattn")
+	j.Workload = "file"
+	j.Spec = &workload.Definition{Kind: "file", Sources: []workload.DefSource{{Name: filepath.Base(c.workload), Text: string(b)}}}
+	wl, _, err := worker.Resolve(j)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	pg, ok := wl.(worker.Programmed)
+	if !ok {
+		t.Fatalf("%s: %T does not compile to a program", c.name, wl)
+	}
+	if j.Program, err = pg.ProgramJSON(dialect.SQLite); err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	j.Target = tgt
+	return j
+}
+
+// TestPrograms: workload files run as programs write what the Go worker
+// writes, and count what it counts.
+func TestPrograms(t *testing.T) {
+	java := javaWorker(t)
+	lb := litebench(t)
+	for _, c := range programJobs {
+		t.Run(c.name, func(t *testing.T) {
+			ref, err := converse(t, newProgramJob(t, c, "mattn"), []string{lb, "worker"})
+			if err != nil {
+				t.Fatalf("litebench worker: %v", err)
+			}
+			check(t, "litebench worker", c, ref)
+			got, err := converse(t, newProgramJob(t, c, target), java)
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			check(t, target, c, got)
+			compare(t, c, ref, got)
+			// Transactions count in done; statements' own results are
+			// parts of them.
+			var txns int64
+			for _, o := range got.final.FinalOps {
+				if o.Of == "" {
+					txns += o.Count
+				}
+			}
+			if txns != got.final.Done {
+				t.Errorf("%d transactions, %d done", txns, got.final.Done)
+			}
 		})
 	}
 }
@@ -410,6 +487,12 @@ func TestRefusals(t *testing.T) {
 	j.Settings["tx"] = "exclusive"
 	if _, err := converse(t, j, java); err == nil || !strings.Contains(err.Error(), `job: --tx "exclusive": want one of deferred, immediate`) {
 		t.Errorf("bad setting: %v", err)
+	}
+	// A program this worker cannot run is refused before anything runs.
+	j = newJob(t, job{workload: "x"}, target)
+	j.Program = []byte(`{"version":2,"name":"x"}`)
+	if _, err := converse(t, j, java); err == nil || !strings.Contains(err.Error(), "program version 2: this worker runs version 1") {
+		t.Errorf("program version: %v", err)
 	}
 	// A file litebench did not create is not touched.
 	dir := t.TempDir()
