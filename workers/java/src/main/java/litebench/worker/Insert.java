@@ -25,6 +25,8 @@ final class Insert implements Workloads.Workload {
   final int workers;
   final long seed;
   final boolean vacuum;
+  /** Every transaction is begun, even one of a single statement (a program run with a BEGIN mode). */
+  boolean explicit;
 
   private Insert(Schema schema, long rows, int workers, long seed, boolean vacuum) {
     this.schema = schema;
@@ -72,6 +74,7 @@ final class Insert implements Workloads.Workload {
   @Override
   public void run(Env env) throws Exception {
     Spec ls = new Spec(schema, seed, 0, rows, workers, env.settings.integer("batch"), env.settings.integer("rows-per-stmt"));
+    ls.explicit = explicit;
     try {
       load(env, env.session, ls);
     } finally {
@@ -97,6 +100,8 @@ final class Insert implements Workloads.Workload {
     final int workers;
     final int batch;
     final int rowsPerStmt;
+    /** Begin every transaction, even one of a single statement (a BEGIN mode was asked for). */
+    boolean explicit;
 
     Spec(Schema schema, long seed, long from, long to, int workers, int batch, int rowsPerStmt) {
       this.schema = schema;
@@ -263,7 +268,7 @@ final class Insert implements Workloads.Workload {
     private void tx(long start, int n) throws SQLException {
       int rps = ls.rowsPerStmt;
       long prev = System.nanoTime();
-      if (n <= rps) {
+      if (n <= rps && !ls.explicit) {
         exec(start, n);
         rec.observeN(OP_INSERT, n, System.nanoTime() - prev);
         return;

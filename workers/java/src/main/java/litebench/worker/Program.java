@@ -765,7 +765,9 @@ final class Program implements Workloads.Workload {
   }
 
   private void runInsert(Env env) throws Exception {
-    Insert.of(insTable.schema, insRows, insWorkers, seed, insVacuum).run(env);
+    Insert ins = Insert.of(insTable.schema, insRows, insWorkers, seed, insVacuum);
+    ins.explicit = explicit;
+    ins.run(env);
     if (env.stop.stopped()) {
       return;
     }
