@@ -132,6 +132,8 @@ var jobs = []job{
 	{name: "insert-users-rows-per-stmt", workload: "insert", exact: true,
 		params:   map[string]string{"rows": "700", "schema": "users"},
 		settings: map[string]string{"batch": "64", "rows-per-stmt": "5", "tx": "immediate"}},
+	{name: "insert-foo-immediate-single-rows", workload: "insert", exact: true,
+		params: map[string]string{"rows": "60", "schema": "foo"}, settings: map[string]string{"batch": "1", "tx": "immediate"}},
 	{name: "insert-account-autocommit-adhoc", workload: "insert", exact: true,
 		params:   map[string]string{"rows": "200", "schema": "account"},
 		settings: map[string]string{"batch": "1", "prepared": "false", "sync": "off"}},

@@ -48,7 +48,9 @@ final class Insert implements Workloads.Workload {
     long seed = Workloads.pSeed(p);
     Workloads.checkRowsPerStmt(sc, s.integer("rows-per-stmt"));
     boolean vac = Workloads.pBool(p, "vacuum");
-    return new Insert(sc, rows, workers, seed, vac);
+    Insert ins = new Insert(sc, rows, workers, seed, vac);
+    ins.explicit = "immediate".equals(s.get("tx"));
+    return ins;
   }
 
   @Override
