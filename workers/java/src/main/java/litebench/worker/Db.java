@@ -421,16 +421,21 @@ final class Db {
     }
 
     void query(Binder b, Rows rows) throws Exception {
+      run(b, rows, false);
+    }
+
+    /** Runs any statement, handing the rows it returns, if any, to rows. */
+    void execute(Binder b, Rows rows) throws Exception {
+      run(b, rows, true);
+    }
+
+    private void run(Binder b, Rows rows, boolean any) throws Exception {
       Connection c = pool.borrow();
       try {
         PreparedStatement ps = c.unwrap(LbConnection.class).statement(this);
         try {
           b.bind(ps);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.row(rs);
-            }
-          }
+          each(ps, rows, any);
         } finally {
           if (!prepared) {
             ps.close();
@@ -438,6 +443,29 @@ final class Db {
         }
       } finally {
         pool.release(c);
+      }
+    }
+  }
+
+  /**
+   * Runs a bound statement and hands each row to rows: a query, or (any)
+   * whatever statement, returning rows or not (sqlite-jdbc refuses an
+   * update that returns rows, and a query that returns none).
+   */
+  static void each(PreparedStatement ps, Rows rows, boolean any) throws Exception {
+    if (any) {
+      if (ps.execute()) {
+        try (ResultSet rs = ps.getResultSet()) {
+          while (rs.next()) {
+            rows.row(rs);
+          }
+        }
+      }
+      return;
+    }
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        rows.row(rs);
       }
     }
   }
@@ -669,7 +697,7 @@ final class Db {
     /** Runs st with b: in the open transaction, or on its own. */
     void exec(Stmt st, Binder b) throws SQLException {
       try {
-        run(st, b, null);
+        run(st, b, null, false);
       } catch (SQLException | RuntimeException e) {
         throw e;
       } catch (Exception e) {
@@ -679,18 +707,23 @@ final class Db {
 
     /** Runs query st with b, handing every row to rows: in the open transaction, or on its own. */
     void query(Stmt st, Binder b, Rows rows) throws Exception {
-      run(st, b, rows);
+      run(st, b, rows, false);
     }
 
-    /** Runs st: a query when rows is given, else an update. */
-    private void run(Stmt st, Binder b, Rows rows) throws Exception {
+    /** Runs any statement st with b, handing the rows it returns, if any, to rows. */
+    void execute(Stmt st, Binder b, Rows rows) throws Exception {
+      run(st, b, rows, true);
+    }
+
+    /** Runs st: a query (any: whatever statement) when rows is given, else an update. */
+    private void run(Stmt st, Binder b, Rows rows, boolean any) throws Exception {
       if (tx == null) {
         lock();
         try {
           if (rows == null) {
             st.exec(b);
           } else {
-            st.query(b, rows);
+            st.run(b, rows, any);
           }
         } finally {
           unlock();
@@ -702,12 +735,8 @@ final class Db {
         b.bind(ps);
         if (rows == null) {
           ps.executeUpdate();
-          return;
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            rows.row(rs);
-          }
+        } else {
+          each(ps, rows, any);
         }
       } finally {
         if (!st.prepared) {

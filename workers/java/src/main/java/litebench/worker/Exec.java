@@ -234,18 +234,13 @@ final class Exec extends LoadGen.Executor implements Db.Binder, Db.Rows {
     boolean wantsRow = s.into.length > 0;
     into = wantsRow ? s.into : null;
     found = false;
-    if (cur != null && cur == reader) {
-      cur.query(s.forRead, this, this);
-    } else if (cur != null && (s.read || wantsRow)) {
-      cur.query(s.forWrite, this, this);
-    } else if (cur != null) {
-      cur.exec(s.forWrite, this);
+    // Any statement: sqlite-jdbc tells a query from an update by what it returns.
+    if (cur != null) {
+      cur.execute(cur == reader ? s.forRead : s.forWrite, this, this);
     } else if (s.read) {
-      s.forRead.query(this, this);
-    } else if (wantsRow) {
-      writer.query(s.forWrite, this, this);
+      s.forRead.execute(this, this);
     } else {
-      writer.exec(s.forWrite, this);
+      writer.execute(s.forWrite, this, this);
     }
     if (wantsRow && !found) {
       throw new Missing(s.at + ": the query returned no row");

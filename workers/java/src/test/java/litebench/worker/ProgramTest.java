@@ -193,6 +193,58 @@ class ProgramTest {
     assertTrue(bad.isEmpty(), String.join("\n", bad));
   }
 
+  /** A program of statements that return rows without being queries, and checks after the run. */
+  static JsonObject returning(String cmp, String want) {
+    return Json.parse("{\"version\":1,\"name\":\"ret\",\"seed\":\"3\","
+        + "\"tables\":[{\"name\":\"t\",\"rows\":5,\"create\":[\"CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)\"],"
+        + "\"columns\":[{\"name\":\"id\",\"kind\":\"seq\",\"type\":\"int\",\"args\":{\"start\":1}},"
+        + "{\"name\":\"v\",\"kind\":\"hex\",\"type\":\"text\",\"args\":{\"bytes\":4,\"stream\":\"0\"}}],\"update\":[1]}],"
+        + "\"vars\":[{\"name\":\"n\",\"value\":{\"op\":\"int\",\"v\":\"100\"}},{\"name\":\"client_id\"},{\"name\":\"got\"}],"
+        + "\"client_id\":1,\"scale\":-1,"
+        + "\"statements\":[{\"sql\":\"INSERT INTO t(id, v) VALUES (?, 'x') RETURNING id\",\"binds\":[0],\"at\":\"f:1:1\"},"
+        + "{\"sql\":\"PRAGMA user_version\",\"binds\":[],\"at\":\"f:2:1\"},"
+        + "{\"sql\":\"SELECT v FROM t WHERE id = ?\",\"binds\":[0],\"into\":[2],\"read\":true,\"at\":\"f:3:1\"}],"
+        + "\"transactions\":[{\"name\":\"add\",\"steps\":["
+        + "{\"kind\":\"set\",\"part\":-1,\"var\":0,\"expr\":{\"op\":\"binary\",\"fn\":\"+\","
+        + "\"a\":[{\"op\":\"var\",\"slot\":0,\"name\":\"n\"},{\"op\":\"int\",\"v\":\"1\"}]}},"
+        + "{\"kind\":\"begin\",\"part\":1},{\"kind\":\"sql\",\"part\":2,\"stmt\":0},{\"kind\":\"sql\",\"part\":-1,\"stmt\":1},"
+        + "{\"kind\":\"commit\",\"part\":-1},{\"kind\":\"sql\",\"part\":-1,\"stmt\":2}]}],"
+        + "\"ops\":[\"add\",\"add:begin\",\"add:1\"],\"of\":[\"\",\"add\",\"add\"],"
+        + "\"load\":{\"count\":10,\"roles\":[-1],\"mix\":[{\"txn\":0,\"weight\":1}]},"
+        + "\"checks\":[{\"name\":\"added\",\"sql\":\"SELECT count(*) FROM t WHERE v = 'x'\",\"expect\":\"cmp\","
+        + "\"cmp\":\"" + cmp + "\",\"want\":\"" + want + "\",\"at\":\"f:9:1\"}]}").asObject();
+  }
+
+  static JsonObject runJob(JsonObject prog, Path db) throws Exception {
+    JsonObject job = new JsonObject().add("workload", "ret").add("program", prog).add("path", db.toString());
+    Worker w = new Worker(new Db.Stop());
+    try {
+      w.setup(Worker.Job.of(job));
+      return w.run(ev -> {});
+    } finally {
+      w.close();
+    }
+  }
+
+  @Test
+  void rowsOfUpdatesAndChecks(@TempDir Path tmp) throws Exception {
+    JsonObject fin = runJob(returning(">=", "10"), tmp.resolve("a.db"));
+    assertEquals("ok", fin.getString("status", ""), fin.getString("error", ""));
+    assertEquals(10, fin.get("done").asLong());
+    assertEquals("[\"check \\\"added\\\" passed: 10\"]", fin.get("notes").toString());
+    long parts = 0;
+    for (JsonValue o : fin.get("final_ops").asArray()) {
+      if (o.asObject().get("of") != null) {
+        assertEquals("add", o.asObject().getString("of", ""));
+        parts += o.asObject().getLong("count", 0);
+      }
+    }
+    assertEquals(20, parts, "begin and the insert of each transaction");
+    fin = runJob(returning(">", "10"), tmp.resolve("b.db"));
+    assertEquals("failed", fin.getString("status", ""));
+    assertEquals("check \"added\" failed: got 10, want > 10 (f:9:1)", fin.getString("error", ""));
+  }
+
   private static int indexOf(JsonArray a, String s) {
     for (int k = 0; k < a.size(); k++) {
       if (a.get(k).asString().equals(s)) {
