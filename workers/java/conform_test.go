@@ -526,6 +526,8 @@ func TestCancel(t *testing.T) {
 			params: map[string]string{"rows": "100", "duration": "1m", "rate": "500"}},
 		{name: "insert", workload: "insert", interval: 50 * time.Millisecond,
 			params: map[string]string{"rows": "100m"}, settings: map[string]string{"batch": "100"}},
+		{name: "program", workload: "../../internal/spec/testdata/program/kv.toml", interval: 50 * time.Millisecond,
+			params: map[string]string{"keys": "100", "duration": "1m"}},
 	} {
 		p, err := worker.StartCommand(java[0], java[1:]...)
 		if err != nil {
@@ -535,7 +537,11 @@ func TestCancel(t *testing.T) {
 		if _, err := p.Hello(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Setup(ctx, newJob(t, c, target)); err != nil {
+		j := newJob(t, c, target)
+		if strings.HasSuffix(c.workload, ".toml") {
+			j = newProgramJob(t, c, target)
+		}
+		if _, err := p.Setup(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 		runCtx, cancel := context.WithCancel(ctx)
