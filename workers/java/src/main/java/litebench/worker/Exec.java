@@ -450,12 +450,10 @@ final class Exec extends LoadGen.Executor implements Db.Binder, Db.Rows {
     });
     long want = sc.gen.cols[0].intValue(t.seed, op.depth);
     if (first != want || got != op.page) {
-      throw new Wrong(OP_NAME[op.kind] + ": the page starts at " + sc.keyCol + " " + first + " with " + got
+      throw new Wrong(Program.OP_NAMES[op.kind] + ": the page starts at " + sc.keyCol + " " + first + " with " + got
           + " rows, want " + want + " with " + op.page);
     }
   }
-
-  private static final String[] OP_NAME = Program.OP_NAMES;
 
   @Override
   void close() {

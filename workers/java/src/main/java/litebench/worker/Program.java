@@ -269,7 +269,6 @@ final class Program implements Workloads.Workload {
   final int scaleSlot;
   long scale = 1;
   final Stmt[] stmts;
-  final String[] txnNames;
   final Step[][] txns;
   final String[] ops;
   final String[] of;
@@ -335,14 +334,12 @@ final class Program implements Workloads.Workload {
         of[k] = k < ofs.size() ? ofs.get(k) : "";
       }
       JsonArray tx = arr(p, "transactions");
-      txnNames = new String[tx.size()];
       txns = new Step[tx.size()][];
       if (tx.size() > ops.length) {
         throw new Settings.BadJob("program: " + tx.size() + " transactions but " + ops.length + " ops");
       }
       for (int k = 0; k < txns.length; k++) {
         JsonObject t = tx.get(k).asObject();
-        txnNames[k] = t.getString("name", "");
         JsonArray steps = arr(t, "steps");
         txns[k] = new Step[steps.size()];
         for (int i = 0; i < steps.size(); i++) {
@@ -506,7 +503,12 @@ final class Program implements Workloads.Workload {
   }
 
   static Program create(JsonObject p, Settings s) throws Settings.BadJob {
-    return new Program(p, s);
+    try {
+      return new Program(p, s);
+    } catch (UnsupportedOperationException | IllegalArgumentException e) {
+      // a member of the wrong JSON type
+      throw new Settings.BadJob("program: " + Db.message(e));
+    }
   }
 
   @Override
