@@ -20,11 +20,14 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
+	_ "github.com/litebench/litebench/internal/target/mattn" // resolves workload files for their programs
 	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 const target = "java-sqlite-jdbc"
@@ -129,6 +132,8 @@ var jobs = []job{
 	{name: "insert-users-rows-per-stmt", workload: "insert", exact: true,
 		params:   map[string]string{"rows": "700", "schema": "users"},
 		settings: map[string]string{"batch": "64", "rows-per-stmt": "5", "tx": "immediate"}},
+	{name: "insert-foo-immediate-single-rows", workload: "insert", exact: true,
+		params: map[string]string{"rows": "60", "schema": "foo"}, settings: map[string]string{"batch": "1", "tx": "immediate"}},
 	{name: "insert-account-autocommit-adhoc", workload: "insert", exact: true,
 		params:   map[string]string{"rows": "200", "schema": "account"},
 		settings: map[string]string{"batch": "1", "prepared": "false", "sync": "off"}},
@@ -204,6 +209,80 @@ func TestConformance(t *testing.T) {
 			}
 			check(t, target, c, got)
 			compare(t, c, ref, got)
+		})
+	}
+}
+
+// programJobs are workload files: the Go worker interprets the file, the
+// Java worker runs the program litebench compiles from it (job.program).
+var programJobs = []job{
+	{name: "program-kv", workload: "../../internal/spec/testdata/program/kv.toml", exact: true, interval: 30 * time.Millisecond,
+		params: map[string]string{"keys": "1000", "count": "300"}, settings: map[string]string{"journal": "wal"}},
+	{name: "program-pagination", workload: "../../examples/pagination.toml", exact: true,
+		params: map[string]string{"rows": "2000", "depth": "500", "count": "20"}},
+	{name: "program-ledger-batch", workload: "../../internal/spec/testdata/program/weighted.toml", exact: true, interval: 30 * time.Millisecond,
+		params: map[string]string{"seed": "7", "count": "300"}, settings: map[string]string{"batch": "3", "tx": "immediate"}},
+	{name: "program-kv-open-loop", workload: "../../internal/spec/testdata/program/kv.toml", interval: 30 * time.Millisecond,
+		params: map[string]string{"keys": "500", "count": "200", "rate": "1000", "max-inflight": "2"}},
+}
+
+// newProgramJob is c's workload file as a job: its spec and, compiled for
+// SQLite, its program.
+func newProgramJob(t *testing.T, c job, tgt string) *worker.Job {
+	t.Helper()
+	b, err := os.ReadFile(c.workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file resolves (and compiles) for an in-process target of the
+	// same engine; the job then names the worker's.
+	j := newJob(t, c, "mattn")
+	j.Workload = "file"
+	j.Spec = &workload.Definition{Kind: "file", Sources: []workload.DefSource{{Name: filepath.Base(c.workload), Text: string(b)}}}
+	wl, _, err := worker.Resolve(j)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	pg, ok := wl.(worker.Programmed)
+	if !ok {
+		t.Fatalf("%s: %T does not compile to a program", c.name, wl)
+	}
+	if j.Program, err = pg.ProgramJSON(dialect.SQLite); err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	j.Target = tgt
+	return j
+}
+
+// TestPrograms: workload files run as programs write what the Go worker
+// writes, and count what it counts.
+func TestPrograms(t *testing.T) {
+	java := javaWorker(t)
+	lb := litebench(t)
+	for _, c := range programJobs {
+		t.Run(c.name, func(t *testing.T) {
+			ref, err := converse(t, newProgramJob(t, c, "mattn"), []string{lb, "worker"})
+			if err != nil {
+				t.Fatalf("litebench worker: %v", err)
+			}
+			check(t, "litebench worker", c, ref)
+			got, err := converse(t, newProgramJob(t, c, target), java)
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			check(t, target, c, got)
+			compare(t, c, ref, got)
+			// Transactions count in done; statements' own results are
+			// parts of them.
+			var txns int64
+			for _, o := range got.final.FinalOps {
+				if o.Of == "" {
+					txns += o.Count
+				}
+			}
+			if txns != got.final.Done {
+				t.Errorf("%d transactions, %d done", txns, got.final.Done)
+			}
 		})
 	}
 }
@@ -316,7 +395,9 @@ func check(t *testing.T, who string, c job, tk *talk) {
 		if o.Name != "insert" && o.Name != "scan" && svc.TotalCount() != o.Count+o.Overrun {
 			t.Errorf("%s: %s: %d samples for %d operations and %d overruns", who, o.Name, svc.TotalCount(), o.Count, o.Overrun)
 		}
-		felt[o.Name] = o.Count
+		if o.Of == "" {
+			felt[o.Name] = o.Count // parts of transactions are left out of intervals
+		}
 		if o.RespHist == "" {
 			if c.params["rate"] != "" {
 				t.Errorf("%s: %s: open loop without a response histogram", who, o.Name)
@@ -342,6 +423,9 @@ func check(t *testing.T, who string, c job, tk *talk) {
 			for _, o := range iv.Ops {
 				if h := decode(t, who, o.Hist); h.TotalCount() != o.Count {
 					t.Errorf("%s: interval %s: %d samples for %d operations", who, o.Name, h.TotalCount(), o.Count)
+				}
+				if _, ok := felt[o.Name]; !ok && o.Count > 0 {
+					t.Errorf("%s: interval reports %s, which is no op kind of its own", who, o.Name)
 				}
 				seen[o.Name] += o.Count
 			}
@@ -411,6 +495,12 @@ func TestRefusals(t *testing.T) {
 	if _, err := converse(t, j, java); err == nil || !strings.Contains(err.Error(), `job: --tx "exclusive": want one of deferred, immediate`) {
 		t.Errorf("bad setting: %v", err)
 	}
+	// A program this worker cannot run is refused before anything runs.
+	j = newJob(t, job{workload: "x"}, target)
+	j.Program = []byte(`{"version":2,"name":"x"}`)
+	if _, err := converse(t, j, java); err == nil || !strings.Contains(err.Error(), "program version 2: this worker runs version 1") {
+		t.Errorf("program version: %v", err)
+	}
 	// A file litebench did not create is not touched.
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "mine.db")
@@ -441,6 +531,8 @@ func TestCancel(t *testing.T) {
 			params: map[string]string{"rows": "100", "duration": "1m", "rate": "500"}},
 		{name: "insert", workload: "insert", interval: 50 * time.Millisecond,
 			params: map[string]string{"rows": "100m"}, settings: map[string]string{"batch": "100"}},
+		{name: "program", workload: "../../internal/spec/testdata/program/kv.toml", interval: 50 * time.Millisecond,
+			params: map[string]string{"keys": "100", "duration": "1m"}},
 	} {
 		p, err := worker.StartCommand(java[0], java[1:]...)
 		if err != nil {
@@ -450,7 +542,11 @@ func TestCancel(t *testing.T) {
 		if _, err := p.Hello(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Setup(ctx, newJob(t, c, target)); err != nil {
+		j := newJob(t, c, target)
+		if strings.HasSuffix(c.workload, ".toml") {
+			j = newProgramJob(t, c, target)
+		}
+		if _, err := p.Setup(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 		runCtx, cancel := context.WithCancel(ctx)

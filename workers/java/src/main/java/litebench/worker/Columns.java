@@ -1,8 +1,12 @@
 package litebench.worker;
 
+import com.eclipsesource.json.JsonArray;
+import com.eclipsesource.json.JsonObject;
+import com.eclipsesource.json.JsonValue;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -165,26 +169,33 @@ final class Columns {
     }
   }
 
+  /**
+   * A zipfian rank of n scattered over [0, n) (zipf_int), or a recent row,
+   * max(n − 1 − rank, 0) (latest_int).
+   */
   static final class ZipfInt extends Col {
     final long n;
     final long stream;
     final Gen.Zipf zipf;
+    final boolean latest;
 
-    ZipfInt(String name, long n, double theta, long stream) {
+    ZipfInt(String name, long n, double theta, long stream, boolean latest) {
       super(name);
       this.n = n;
       this.stream = stream;
       this.zipf = new Gen.Zipf(n, theta);
+      this.latest = latest;
     }
 
     @Override
     String kind() {
-      return "zipf_int";
+      return latest ? "latest_int" : "zipf_int";
     }
 
     @Override
     long intValue(long seed, long i) {
-      return Gen.scatter(zipf.rank(Gen.unit(Gen.draw(seed, stream, i))), n);
+      long r = zipf.rank(Gen.unit(Gen.draw(seed, stream, i)));
+      return latest ? Math.max(n - 1 - r, 0) : Gen.scatter(r, n);
     }
   }
 
@@ -642,6 +653,54 @@ final class Columns {
       dst.add(prefix);
       dst.addLong(start + i);
       dst.add(suffix);
+    }
+  }
+
+  /**
+   * A generator from its kind and arguments as internal/gen's
+   * testdata/vectors.json and a workload program write them.
+   */
+  static Col fromJson(String name, String kind, JsonObject a) {
+    JsonValue sv = a.get("stream");
+    long stream = sv == null ? 0 : sv.isString() ? Long.parseUnsignedLong(sv.asString()) : sv.asLong();
+    switch (kind) {
+      case "seq":
+        return new Seq(name, a.getLong("start", 0));
+      case "uniform_int":
+        return new UniformInt(name, a.getLong("lo", 0), a.getLong("hi", 0), stream);
+      case "zipf_int":
+      case "latest_int":
+        return new ZipfInt(name, a.getLong("n", 0), a.getDouble("theta", 0), stream, kind.equals("latest_int"));
+      case "const_int":
+        return new ConstInt(name, a.getLong("value", 0));
+      case "timestamp":
+        Instant t = Instant.parse(a.getString("start", ""));
+        long ns = t.getEpochSecond() * 1_000_000_000L + t.getNano();
+        return new Timestamp(name, ns, a.getLong("step_ns", 0), "rfc3339nano".equals(a.getString("format", "")));
+      case "hex":
+        return new Hex(name, a.getInt("bytes", 0), stream);
+      case "letters":
+        return new Letters(name, a.getInt("len", 0), stream);
+      case "text":
+        return new Text(name, a.getInt("min", 0), a.getInt("max", 0), stream);
+      case "uuid4":
+        return new UUID4(name, stream);
+      case "sha256_of":
+        return new Sha256Of(name, a.getString("column", ""), a.getBoolean("decode_hex", false));
+      case "choice":
+        JsonValue lv = a.get("list");
+        JsonArray list = lv != null && lv.isArray() ? lv.asArray() : new JsonArray();
+        String[] xs = new String[list.size()];
+        for (int k = 0; k < xs.length; k++) {
+          xs[k] = list.get(k).asString();
+        }
+        return new Choice(name, xs, a.getInt("count", 0), a.getString("sep", ""), stream);
+      case "const":
+        return new Const(name, a.getString("value", ""));
+      case "seq_text":
+        return new SeqText(name, a.getString("prefix", ""), a.getLong("start", 0), a.getString("suffix", ""));
+      default:
+        throw new IllegalArgumentException("unknown generator " + litebench.worker.Text.quote(kind));
     }
   }
 

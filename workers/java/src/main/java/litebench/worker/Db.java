@@ -421,16 +421,21 @@ final class Db {
     }
 
     void query(Binder b, Rows rows) throws Exception {
+      run(b, rows, false);
+    }
+
+    /** Runs any statement, handing the rows it returns, if any, to rows. */
+    void execute(Binder b, Rows rows) throws Exception {
+      run(b, rows, true);
+    }
+
+    private void run(Binder b, Rows rows, boolean any) throws Exception {
       Connection c = pool.borrow();
       try {
         PreparedStatement ps = c.unwrap(LbConnection.class).statement(this);
         try {
           b.bind(ps);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.row(rs);
-            }
-          }
+          each(ps, rows, any);
         } finally {
           if (!prepared) {
             ps.close();
@@ -438,6 +443,29 @@ final class Db {
         }
       } finally {
         pool.release(c);
+      }
+    }
+  }
+
+  /**
+   * Runs a bound statement and hands each row to rows: a query, or (any)
+   * whatever statement, returning rows or not (sqlite-jdbc refuses an
+   * update that returns rows, and a query that returns none).
+   */
+  static void each(PreparedStatement ps, Rows rows, boolean any) throws Exception {
+    if (any) {
+      if (ps.execute()) {
+        try (ResultSet rs = ps.getResultSet()) {
+          while (rs.next()) {
+            rows.row(rs);
+          }
+        }
+      }
+      return;
+    }
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        rows.row(rs);
       }
     }
   }
@@ -593,7 +621,12 @@ final class Db {
     }
 
     Writer writer() {
-      return new Writer(this);
+      return new Writer(this, false);
+    }
+
+    /** A Writer for transactions that only read: on the read pool, outside the write mutex. */
+    Writer reader() {
+      return new Writer(this, true);
     }
   }
 
@@ -606,17 +639,19 @@ final class Db {
    */
   static final class Writer {
     private final Session s;
+    private final boolean read;
     private Pool txPool;
     private Connection tx;
     private LbConnection raw;
     private boolean locked;
 
-    Writer(Session s) {
+    Writer(Session s, boolean read) {
       this.s = s;
+      this.read = read;
     }
 
     private void lock() {
-      if (s.p.writeMutex && !locked) {
+      if (s.p.writeMutex && !locked && !read) {
         s.shared.wmu.lock();
         locked = true;
       }
@@ -637,7 +672,7 @@ final class Db {
       Pool pool = null;
       Connection c = null;
       try {
-        pool = s.writes();
+        pool = read ? s.reads : s.writes();
         c = pool.borrow();
         LbConnection r = c.unwrap(LbConnection.class);
         try {
@@ -661,10 +696,35 @@ final class Db {
 
     /** Runs st with b: in the open transaction, or on its own. */
     void exec(Stmt st, Binder b) throws SQLException {
+      try {
+        run(st, b, null, false);
+      } catch (SQLException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new SQLException(message(e), e); // only rows throw others
+      }
+    }
+
+    /** Runs query st with b, handing every row to rows: in the open transaction, or on its own. */
+    void query(Stmt st, Binder b, Rows rows) throws Exception {
+      run(st, b, rows, false);
+    }
+
+    /** Runs any statement st with b, handing the rows it returns, if any, to rows. */
+    void execute(Stmt st, Binder b, Rows rows) throws Exception {
+      run(st, b, rows, true);
+    }
+
+    /** Runs st: a query (any: whatever statement) when rows is given, else an update. */
+    private void run(Stmt st, Binder b, Rows rows, boolean any) throws Exception {
       if (tx == null) {
         lock();
         try {
-          st.exec(b);
+          if (rows == null) {
+            st.exec(b);
+          } else {
+            st.run(b, rows, any);
+          }
         } finally {
           unlock();
         }
@@ -673,7 +733,11 @@ final class Db {
       PreparedStatement ps = raw.statement(st);
       try {
         b.bind(ps);
-        ps.executeUpdate();
+        if (rows == null) {
+          ps.executeUpdate();
+        } else {
+          each(ps, rows, any);
+        }
       } finally {
         if (!st.prepared) {
           ps.close();

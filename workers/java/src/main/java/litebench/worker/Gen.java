@@ -103,6 +103,31 @@ final class Gen {
     return Long.remainderUnsigned(draw(0, STREAM_SCATTER, rank), n);
   }
 
+  static final int KIND_UNIFORM = 0;
+  static final int KIND_ZIPFIAN = 1;
+  static final int KIND_LATEST = 2;
+
+  /** The kind number of a key distribution's name (uniform for any other). */
+  static int keyKind(String kind) {
+    return KEYS_ZIPFIAN.equals(kind) ? KIND_ZIPFIAN : KEYS_LATEST.equals(kind) ? KIND_LATEST : KIND_UNIFORM;
+  }
+
+  /** A row index in [0, n) drawn from rnd (§5); 0 without drawing when n ≤ 1. */
+  static long pickKey(int kind, Zipf zipf, SplitMix rnd, long n) {
+    if (n <= 1) {
+      return 0;
+    }
+    double u = unit(rnd.next());
+    switch (kind) {
+      case KIND_ZIPFIAN:
+        return scatter(zipf.rank(u), n);
+      case KIND_LATEST:
+        return Math.max(n - 1 - zipf.rank(u), 0);
+      default:
+        return (long) (u * (double) n);
+    }
+  }
+
   /** One worker's key sequence. */
   static final class KeyGen {
     private final int kind;
@@ -110,25 +135,14 @@ final class Gen {
     private final SplitMix rnd;
 
     KeyGen(String kind, Zipf zipf, long seed, int worker) {
-      this.kind = KEYS_ZIPFIAN.equals(kind) ? 1 : KEYS_LATEST.equals(kind) ? 2 : 0;
+      this.kind = keyKind(kind);
       this.zipf = zipf;
       this.rnd = new SplitMix(draw(seed, STREAM_KEYS, (long) worker + 1));
     }
 
     /** A row index in [0, n); 0 without drawing when n ≤ 1. */
     long next(long n) {
-      if (n <= 1) {
-        return 0;
-      }
-      double u = unit(rnd.next());
-      switch (kind) {
-        case 1:
-          return scatter(zipf.rank(u), n);
-        case 2:
-          return Math.max(n - 1 - zipf.rank(u), 0);
-        default:
-          return (long) (u * (double) n);
-      }
+      return pickKey(kind, zipf, rnd, n);
     }
   }
 

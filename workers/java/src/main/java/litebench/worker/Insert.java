@@ -25,6 +25,8 @@ final class Insert implements Workloads.Workload {
   final int workers;
   final long seed;
   final boolean vacuum;
+  /** Every transaction is begun, even one of a single statement (a program run with a BEGIN mode). */
+  boolean explicit;
 
   private Insert(Schema schema, long rows, int workers, long seed, boolean vacuum) {
     this.schema = schema;
@@ -34,6 +36,11 @@ final class Insert implements Workloads.Workload {
     this.vacuum = vacuum;
   }
 
+  /** The insert workload of a table: rows rows under seed by workers threads, then VACUUM if asked. */
+  static Insert of(Schema schema, long rows, int workers, long seed, boolean vacuum) {
+    return new Insert(schema, rows, workers, seed, vacuum);
+  }
+
   static Workloads.Workload create(Map<String, String> p, Settings s) throws Settings.BadJob {
     Schema sc = Workloads.pSchema(p);
     long rows = Workloads.pInt(p, "rows", 1);
@@ -41,7 +48,9 @@ final class Insert implements Workloads.Workload {
     long seed = Workloads.pSeed(p);
     Workloads.checkRowsPerStmt(sc, s.integer("rows-per-stmt"));
     boolean vac = Workloads.pBool(p, "vacuum");
-    return new Insert(sc, rows, workers, seed, vac);
+    Insert ins = new Insert(sc, rows, workers, seed, vac);
+    ins.explicit = "immediate".equals(s.get("tx"));
+    return ins;
   }
 
   @Override
@@ -67,6 +76,7 @@ final class Insert implements Workloads.Workload {
   @Override
   public void run(Env env) throws Exception {
     Spec ls = new Spec(schema, seed, 0, rows, workers, env.settings.integer("batch"), env.settings.integer("rows-per-stmt"));
+    ls.explicit = explicit;
     try {
       load(env, env.session, ls);
     } finally {
@@ -92,6 +102,8 @@ final class Insert implements Workloads.Workload {
     final int workers;
     final int batch;
     final int rowsPerStmt;
+    /** Begin every transaction, even one of a single statement (a BEGIN mode was asked for). */
+    boolean explicit;
 
     Spec(Schema schema, long seed, long from, long to, int workers, int batch, int rowsPerStmt) {
       this.schema = schema;
@@ -258,7 +270,7 @@ final class Insert implements Workloads.Workload {
     private void tx(long start, int n) throws SQLException {
       int rps = ls.rowsPerStmt;
       long prev = System.nanoTime();
-      if (n <= rps) {
+      if (n <= rps && !ls.explicit) {
         exec(start, n);
         rec.observeN(OP_INSERT, n, System.nanoTime() - prev);
         return;

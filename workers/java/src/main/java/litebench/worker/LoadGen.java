@@ -26,6 +26,8 @@ final class LoadGen {
   /** A worker's operations. run returns the retries and leaves a failure in error. */
   abstract static class Executor {
     Throwable error;
+    /** The recorder of the operation run is given (for results of its own parts). */
+    Recorder rec;
 
     abstract int run(int op);
 
@@ -266,6 +268,7 @@ final class LoadGen {
           int op = role == ANY_OP ? cfg.choose.choose(seq) : role;
           seq++;
           ex.error = null;
+          ex.rec = rec;
           int retries = ex.run(op);
           long end = System.nanoTime();
           took = end - start;
@@ -422,6 +425,7 @@ final class LoadGen {
           }
           int op = cfg.choose.choose(seq);
           ex.error = null;
+          ex.rec = into;
           int retries = ex.run(op);
           long end = System.nanoTime();
           if (stopped()) {

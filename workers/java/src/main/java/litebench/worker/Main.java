@@ -28,7 +28,7 @@ public final class Main {
   private Main() {}
 
   static final int PROTOCOL = 1;
-  static final String[] CAPS = {"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory"};
+  static final String[] CAPS = {"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", "program"};
 
   /** Writes events as JSON lines; safe for concurrent use. */
   static final class Lines implements Worker.Out {

@@ -194,28 +194,53 @@ final class Ops implements Workloads.Workload {
     sh.ack = env.ack;
     c.classify = err -> err instanceof Missing ? "missing" : Db.classify(err).kind;
     c.newExecutor = i -> new Exec(sh, i);
-    c.stop = env.stop;
-    c.done = env.done;
-    c.newRecorder = () -> env.newLiveRecorder(OPS);
-    c.onMeasure = t -> env.start = t;
-    if (c.warmup > 0) {
-      env.start = Env.UNSET; // the engine marks the end of the warm-up
-    }
-    LoadGen.Stats st;
-    Exception err = null;
+    Exception[] err = {null};
     try {
-      st = LoadGen.run(c);
-    } catch (LoadGen.Stopped e) {
-      st = e.stats;
-      err = new Db.Cancelled();
-    } catch (LoadGen.Failed e) {
-      st = e.stats;
-      err = new Exception(e.getMessage(), e.getCause());
+      runLoad(env, c, OPS, err);
     } finally {
       sh.read.close();
       if (sh.write != null) {
         sh.write.close();
       }
+    }
+    long n = sh.keys.next.get();
+    if (n > rows) {
+      env.figure("rows_inserted", "rows", "", n - rows);
+    }
+    // The table's row count after the run, as seed 004 prints it (not measured).
+    try {
+      env.figure("table_rows_after", "rows", "", sess.count("SELECT count(*) FROM " + schema.name));
+    } catch (Exception e) {
+      // leave it out
+    }
+    if (err[0] != null) {
+      throw err[0];
+    }
+  }
+
+  /**
+   * Runs the load engine for a workload (internal/workload: RunLoad): its
+   * recorders feed the interval events, the measured start and end are
+   * env's, and a run at a rate adds its figures. err[0] gets what ended the
+   * run early (a cancel or a fatal error).
+   */
+  static LoadGen.Stats runLoad(Env env, LoadGen.Config c, String[] ops, Exception[] err) {
+    c.stop = env.stop;
+    c.done = env.done;
+    c.newRecorder = () -> env.newLiveRecorder(ops);
+    c.onMeasure = t -> env.start = t;
+    if (c.warmup > 0) {
+      env.start = Env.UNSET; // the engine marks the end of the warm-up
+    }
+    LoadGen.Stats st;
+    try {
+      st = LoadGen.run(c);
+    } catch (LoadGen.Stopped e) {
+      st = e.stats;
+      err[0] = new Db.Cancelled();
+    } catch (LoadGen.Failed e) {
+      st = e.stats;
+      err[0] = new Exception(e.getMessage(), e.getCause());
     }
     env.end = st.end;
     if (c.rate > 0) {
@@ -229,19 +254,7 @@ final class Ops implements Workloads.Workload {
       }
       env.figure("executors", "executors", "", st.executors);
     }
-    long n = sh.keys.next.get();
-    if (n > rows) {
-      env.figure("rows_inserted", "rows", "", n - rows);
-    }
-    // The table's row count after the run, as seed 004 prints it (not measured).
-    try {
-      env.figure("table_rows_after", "rows", "", sess.count("SELECT count(*) FROM " + schema.name));
-    } catch (Exception e) {
-      // leave it out
-    }
-    if (err != null) {
-      throw err;
-    }
+    return st;
   }
 
   /** A read that found no row where one was expected. */

@@ -3,6 +3,7 @@ package litebench.worker;
 import com.eclipsesource.json.JsonArray;
 import com.eclipsesource.json.JsonObject;
 import java.util.List;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.WriterReaderPhaser;
 
@@ -207,7 +208,7 @@ final class Recorder {
    * The final figures of every op kind that saw anything, merged over
    * recorders, as the protocol's final_ops.
    */
-  static JsonArray finalOps(String[] ops, List<Recorder> recs) {
+  static JsonArray finalOps(String[] ops, List<Recorder> recs, IntFunction<String> partOf) {
     JsonArray out = new JsonArray();
     for (int k = 0; k < ops.length; k++) {
       long cnt = 0;
@@ -243,7 +244,12 @@ final class Recorder {
       if (!seen && cnt == 0) {
         continue;
       }
-      JsonObject o = new JsonObject().add("name", ops[k]).add("count", cnt);
+      JsonObject o = new JsonObject().add("name", ops[k]);
+      String of = partOf.apply(k);
+      if (!of.isEmpty()) {
+        o.add("of", of);
+      }
+      o.add("count", cnt);
       JsonObject e = new JsonObject();
       for (int x = 0; x < errs.length; x++) {
         if (errs[x] > 0) {

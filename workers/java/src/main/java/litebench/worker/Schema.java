@@ -47,6 +47,11 @@ final class Schema {
     this.ddl = List.of(ddl);
   }
 
+  /** A table of a workload program: its DDL, the columns an update rewrites, its generators. */
+  static Schema of(String name, List<String> ddl, String[] update, Columns.Col[] cols) {
+    return new Schema(name, ddl.toArray(new String[0]), update, cols);
+  }
+
   int width() {
     return columns.length;
   }

@@ -50,6 +50,8 @@ final class Worker {
     boolean acks;
     boolean attach;
     boolean digest;
+    /** A workload program (docs/workload-program.md), or null for a built-in workload. */
+    JsonObject program;
     Settings s;
 
     static Job of(JsonObject o) {
@@ -65,6 +67,8 @@ final class Worker {
       j.acks = bool(o, "acks");
       j.attach = bool(o, "attach");
       j.digest = bool(o, "digest");
+      JsonValue pv = o.get("program");
+      j.program = pv != null && pv.isObject() ? pv.asObject() : null;
       return j;
     }
 
@@ -91,10 +95,12 @@ final class Worker {
 
   /** Builds the job's workload with its parameters and settings, defaults filled in. */
   static Workloads.Workload resolve(Job j) throws Settings.BadJob {
-    Workloads.Spec spec = Workloads.get(j.workload);
+    Workloads.Spec spec = j.program != null ? null : Workloads.get(j.workload);
     Settings s = new Settings();
-    for (Map.Entry<String, String> e : spec.settingDefaults.entrySet()) {
-      s.set(e.getKey(), e.getValue());
+    if (spec != null) {
+      for (Map.Entry<String, String> e : spec.settingDefaults.entrySet()) {
+        s.set(e.getKey(), e.getValue());
+      }
     }
     for (Map.Entry<String, String> e : j.settings.entrySet()) {
       if (!Settings.known(e.getKey())) {
@@ -106,15 +112,22 @@ final class Worker {
         throw new Settings.BadJob("job: " + x.getMessage());
       }
     }
+    if (!j.target.isEmpty() && !j.target.equals(TARGET)) {
+      throw new Settings.BadJob("target " + Text.quote(j.target) + " is not this worker's: it runs " + TARGET);
+    }
+    if (spec == null) {
+      // A workload program: its parameters are resolved into it already.
+      Workloads.Workload w = Program.create(j.program, s);
+      j.settings = s.map();
+      j.s = s;
+      return w;
+    }
     Map<String, String> p = new LinkedHashMap<>(spec.params);
     for (Map.Entry<String, String> e : j.params.entrySet()) {
       if (!p.containsKey(e.getKey())) {
         throw new Settings.BadJob("job: workload " + j.workload + " has no parameter " + Text.quote(e.getKey()));
       }
       p.put(e.getKey(), e.getValue());
-    }
-    if (!j.target.isEmpty() && !j.target.equals(TARGET)) {
-      throw new Settings.BadJob("target " + Text.quote(j.target) + " is not this worker's: it runs " + TARGET);
     }
     Workloads.Workload w = spec.factory.create(p, s);
     j.params = p;
@@ -130,6 +143,9 @@ final class Worker {
     }
     if (w instanceof Insert) {
       return ((Insert) w).workers;
+    }
+    if (w instanceof Program) {
+      return ((Program) w).concurrency();
     }
     return 1;
   }
@@ -261,7 +277,7 @@ final class Worker {
     JsonObject fin = new JsonObject().add("t", "final").add("status", "ok");
     fin.add("elapsed_s", (end - start - env.excluded) / 1e9);
     fin.add("done", env.done.get());
-    fin.add("final_ops", Recorder.finalOps(wl.ops(), env.recorders));
+    fin.add("final_ops", Recorder.finalOps(wl.ops(), env.recorders, wl::partOf));
     JsonArray metrics = new JsonArray();
     for (JsonObject f : env.figures) {
       metrics.add(f);
@@ -332,8 +348,8 @@ final class Worker {
         return; // warm-up
       }
       boolean any = false;
-      for (Recorder.Interval x : iv) {
-        any = any || x.count > 0 || x.errs > 0;
+      for (int k = 0; k < iv.length; k++) {
+        any = any || (iv[k].count > 0 || iv[k].errs > 0) && wl.partOf(k).isEmpty();
       }
       if (end && !any && last != Env.UNSET && now - last <= every / 10) {
         return;
@@ -347,7 +363,7 @@ final class Worker {
           .add("done", env.done.get());
       JsonArray a = new JsonArray();
       for (int k = 0; k < iv.length; k++) {
-        if (iv[k].count == 0 && iv[k].errs == 0) {
+        if (iv[k].count == 0 && iv[k].errs == 0 || !wl.partOf(k).isEmpty()) {
           continue;
         }
         JsonObject o = new JsonObject().add("name", ops[k]).add("n", iv[k].count);

@@ -23,6 +23,11 @@ final class Workloads {
 
     /** The measured part. */
     void run(Env env) throws Exception;
+
+    /** The transaction op kind op is a statement of ("" for an op of its own). */
+    default String partOf(int op) {
+      return "";
+    }
   }
 
   interface Factory {
