@@ -145,3 +145,20 @@ func TestRunReportsProcessCPU(t *testing.T) {
 		t.Errorf("process_cpu %v (present %v), want within (0, %d cores]", c, ok, runtime.NumCPU())
 	}
 }
+
+// Several event loops share the connections out; each request of the
+// count is made once.
+func TestRunHTTPSeveralLoops(t *testing.T) {
+	o := run(t, context.Background(), "run", "http", "--loops", "3", "--concurrency", "7", "--count", "500", "--rows", "2",
+		"--no-store", "--progress", "0", "--format", "json")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	j := jsonLines(t, o.out)[0]
+	if got := j["ops"].([]any)[0].(map[string]any)["count"].(float64); got != 500 {
+		t.Errorf("%v requests, want 500", got)
+	}
+	if e, _ := j["errors"].(map[string]any); len(e) != 0 {
+		t.Errorf("errors %v", e)
+	}
+}

@@ -99,7 +99,11 @@ type getter interface {
 
 func (c *Client) dials() int { return c.Dials }
 
-type loopGetter struct{ l *Loop }
+type loopGetter struct {
+	l  *Loop
+	rs *[]Result
+	fn func(Result) // appends to rs, made once
+}
 
 func (g loopGetter) dials() int { return g.l.Dials }
 
@@ -107,10 +111,11 @@ func (g loopGetter) Get() (int, int64, error) {
 	if err := g.l.Start(0); err != nil {
 		return 0, 0, err
 	}
-	rs, err := g.l.Wait()
-	if err != nil {
+	*g.rs = (*g.rs)[:0]
+	if err := g.l.Wait(g.fn); err != nil {
 		return 0, 0, err
 	}
+	rs := *g.rs
 	if len(rs) != 1 || rs[0].Conn != 0 {
 		return 0, 0, fmt.Errorf("results %+v for one request", rs)
 	}
@@ -127,7 +132,8 @@ func loopClient(t testing.TB, ctx context.Context, url string) loopGetter {
 		t.Skip(err)
 	}
 	t.Cleanup(l.Close)
-	return loopGetter{l}
+	rs := make([]Result, 0, 4)
+	return loopGetter{l: l, rs: &rs, fn: func(r Result) { rs = append(rs, r) }}
 }
 
 // eachClient runs f with a maker of each kind of client.

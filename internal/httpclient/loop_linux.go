@@ -34,7 +34,8 @@ type Loop struct {
 	stop  func() bool
 	conns []loopConn
 	evs   []syscall.EpollEvent
-	out   []Result // the results of the current Wait
+	each  func(Result) // the current Wait's callback
+	ended int          // requests the current Wait has ended
 	poll  func(uintptr) bool
 	perr  error
 	dl    time.Time
@@ -201,40 +202,42 @@ func (l *Loop) stale(k int, err error) bool {
 	return true
 }
 
-// Wait returns the results of the requests that ended, at least one,
-// waiting for them when none has. It returns ctx's error once ctx ends;
-// results returned before are valid. A request with no answer for
-// Timeout fails.
-func (l *Loop) Wait() ([]Result, error) {
-	l.out = l.out[:0]
+// Wait calls each with every request that ends, as it ends (each may
+// Start the connection's next request at once, as wrk does), and returns
+// once at least one has, waiting for them when none has. It returns ctx's
+// error once ctx ends; the requests each saw before ended. A request with
+// no answer for Timeout fails.
+func (l *Loop) Wait(each func(Result)) error {
+	l.each, l.ended = each, 0
+	defer func() { l.each = nil }()
 	for {
 		if err := l.ctx.Err(); err != nil {
-			return l.out, err
+			return err
 		}
-		if len(l.out) > 0 {
-			return l.out, nil
+		if l.ended > 0 {
+			return nil
 		}
 		now := time.Now()
 		if now.After(l.check) {
 			l.stalled(now)
-			if len(l.out) > 0 {
-				return l.out, nil
+			if l.ended > 0 {
+				return nil
 			}
 		}
 		if l.dl.Sub(now) < time.Second {
 			l.dl = now.Add(2 * time.Second)
 			l.ep.SetReadDeadline(l.dl) //nolint:errcheck // the set is in the poller
 			if err := l.ctx.Err(); err != nil {
-				return l.out, err // the interrupt's deadline may be lost
+				return err // the interrupt's deadline may be lost
 			}
 		}
 		l.perr = nil
 		err := l.rc.Read(l.poll)
 		if l.perr != nil {
-			return l.out, l.perr
+			return l.perr
 		}
 		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			return l.out, err
+			return err
 		}
 	}
 }
@@ -261,7 +264,7 @@ func (l *Loop) pollOnce(uintptr) bool {
 		for _, ev := range l.evs[:n] {
 			l.readable(int(ev.Fd))
 		}
-		if len(l.out) > 0 {
+		if l.ended > 0 {
 			return true
 		}
 	}
@@ -346,7 +349,8 @@ func (l *Loop) complete(k int) {
 	if r.Status != 200 {
 		r.Err = statusErr(r.Status)
 	}
-	l.out = append(l.out, r)
+	l.ended++
+	l.each(r)
 }
 
 // finish ends connection k's request with err, or sends it again on a
@@ -361,5 +365,6 @@ func (l *Loop) finish(k int, err error) {
 		}
 		status, n = 0, 0
 	}
-	l.out = append(l.out, Result{Conn: k, Status: status, N: n, Err: err})
+	l.ended++
+	l.each(Result{Conn: k, Status: status, N: n, Err: err})
 }

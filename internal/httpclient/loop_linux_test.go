@@ -42,11 +42,7 @@ func TestLoopConnections(t *testing.T) {
 	}
 	inflight, done := conns, 0
 	for inflight > 0 {
-		rs, err := l.Wait()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rs {
+		err := l.Wait(func(r Result) {
 			inflight--
 			done++
 			if r.Err != nil || r.Status != 200 || r.N != int64(len(body)) {
@@ -54,11 +50,14 @@ func TestLoopConnections(t *testing.T) {
 			}
 			if left[r.Conn] > 0 {
 				left[r.Conn]--
-				if err := l.Start(r.Conn); err != nil {
+				if err := l.Start(r.Conn); err != nil { // at once, from the callback
 					t.Fatal(err)
 				}
 				inflight++
 			}
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 	if done != conns*each || l.Dials != conns {
@@ -79,7 +78,7 @@ func TestLoopInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := l.Wait(); done <- err }()
+	go func() { done <- l.Wait(func(Result) {}) }()
 	time.Sleep(20 * time.Millisecond)
 	cancel()
 	select {
@@ -126,12 +125,7 @@ func BenchmarkLoopParallel(b *testing.B) {
 				inflight++
 			}
 			for inflight > 0 {
-				rs, err := l.Wait()
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				for _, r := range rs {
+				err := l.Wait(func(r Result) {
 					inflight--
 					if r.Err != nil {
 						b.Error(r.Err)
@@ -144,6 +138,10 @@ func BenchmarkLoopParallel(b *testing.B) {
 						}
 						inflight++
 					}
+				})
+				if err != nil {
+					b.Error(err)
+					return
 				}
 			}
 		}()

@@ -35,7 +35,7 @@ func NewLoop(context.Context, Target, int) (*Loop, error) { return nil, ErrNoLoo
 func (l *Loop) Start(int) error { return ErrNoLoop }
 
 // Wait fails: there is no event loop on this system.
-func (l *Loop) Wait() ([]Result, error) { return nil, ErrNoLoop }
+func (l *Loop) Wait(func(Result)) error { return ErrNoLoop }
 
 // Close does nothing.
 func (l *Loop) Close() {}

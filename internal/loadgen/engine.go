@@ -42,10 +42,11 @@ type Multiplexer interface {
 	// Start begins an operation of kind op on slot. An error is the
 	// operation's: it ended at once.
 	Start(slot, op int) error
-	// Wait blocks until at least one operation has ended and returns
-	// them (the slice is the multiplexer's, valid until the next call).
-	// It returns the ctx's error once the ctx it was made with ends.
-	Wait() ([]Ended, error)
+	// Wait calls each with every operation that ends, as it ends (each
+	// may Start the slot's next operation at once), and returns once at
+	// least one has. It returns the ctx's error once the ctx it was made
+	// with ends.
+	Wait(each func(Ended)) error
 	Close()
 }
 

@@ -211,7 +211,6 @@ type chanMux struct {
 	ctx context.Context
 	exs []Executor
 	ch  chan Ended
-	out []Ended
 	wg  sync.WaitGroup
 }
 
@@ -244,19 +243,19 @@ func (m *chanMux) Start(slot, op int) error {
 	return nil
 }
 
-func (m *chanMux) Wait() ([]Ended, error) {
+func (m *chanMux) Wait(each func(Ended)) error {
 	select {
 	case e := <-m.ch:
-		m.out = append(m.out[:0], e)
+		each(e)
 	case <-m.ctx.Done():
-		return nil, m.ctx.Err()
+		return m.ctx.Err()
 	}
 	for {
 		select {
 		case e := <-m.ch:
-			m.out = append(m.out, e)
+			each(e)
 		default:
-			return m.out, nil
+			return nil
 		}
 	}
 }

@@ -63,6 +63,7 @@ type eventLoop struct {
 	q         *quota
 	issued    int64
 	inflight  int
+	onEnd     func(Ended) // ended, made once
 }
 
 // loop runs event loop i with workers ws until the run ends, and returns
@@ -77,6 +78,7 @@ func (r *run) loop(i int, ws []int, q *quota) int64 {
 	defer mx.Close()
 	l := &eventLoop{r: r, mx: mx, slots: make([]slot, len(ws)), q: q,
 		warm: metrics.NewRecorder(cfg.Ops), done: tally{to: cfg.Done}}
+	l.onEnd = l.ended
 	defer l.done.flush()
 	l.rec = l.warm
 	if l.measuring = r.ph.measured.Load(); l.measuring {
@@ -90,7 +92,7 @@ func (r *run) loop(i int, ws []int, q *quota) int64 {
 		l.begin(k, now)
 	}
 	for l.inflight > 0 {
-		ended, err := mx.Wait()
+		err := mx.Wait(l.onEnd)
 		if err != nil || r.ctx.Err() != nil {
 			if r.ctx.Err() == nil {
 				r.st.stop(fmt.Errorf("event loop %d: %w", i, err))
@@ -102,17 +104,17 @@ func (r *run) loop(i int, ws []int, q *quota) int64 {
 			}
 			return l.issued
 		}
-		// One reading of the clock for the operations that ended
-		// together: they were read in one pass of the loop.
-		now := r.clk.Now()
-		for _, e := range ended {
-			l.end(e, now)
-		}
-		for _, e := range ended {
-			l.begin(e.Slot, now)
-		}
 	}
 	return l.issued
+}
+
+// onEnd records an operation as it ends and starts its slot's next one
+// at once, as wrk does: the other operations that ended in the same pass
+// of the loop do not delay it.
+func (l *eventLoop) ended(e Ended) {
+	now := l.r.clk.Now()
+	l.end(e, now)
+	l.begin(e.Slot, now)
 }
 
 // begin starts slot k's next operation at now, unless the run is over
