@@ -30,6 +30,17 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
+// buildDir holds the litebench the tests built; TestMain removes it.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
 const target = "java-sqlite-jdbc"
 
 // javaWorker returns the command line of the built worker.
@@ -70,6 +81,7 @@ func litebench(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		lbBinary = filepath.Join(dir, "litebench")
 		if out, err := exec.Command("go", "build", "-o", lbBinary, "github.com/litebench/litebench/cmd/litebench").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

@@ -27,6 +27,17 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
+// buildDir holds the litebench the tests built; TestMain removes it.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
 const target = "node-better-sqlite3"
 
 // nodeWorker returns the command line of the Node worker, or skips the
@@ -73,6 +84,7 @@ func goWorker(t *testing.T) []string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		lbPath = filepath.Join(dir, "litebench")
 		if out, err := exec.Command("go", "build", "-o", lbPath, "github.com/litebench/litebench/cmd/litebench").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

@@ -28,6 +28,17 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
+// buildDir holds the litebench the tests built; TestMain removes it.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
 // The end-to-end conformance of the Python worker: each job runs through
 // 'litebench worker' (built from this tree) and through the Python worker
 // with each client, and the two must agree on what they wrote and report
@@ -73,6 +84,7 @@ func litebench(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		lbBinary = filepath.Join(dir, "litebench")
 		out, err := exec.Command("go", "build", "-o", lbBinary, "github.com/litebench/litebench/cmd/litebench").CombinedOutput()
 		if err != nil {

@@ -36,6 +36,17 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
+// buildDir holds the litebench the tests built; TestMain removes it.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
 const target = "rust-rusqlite"
 
 // rustWorker is the binary build.sh makes. Without it the tests skip,
@@ -75,6 +86,7 @@ func litebench(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		lbBinary = filepath.Join(dir, "litebench")
 		out, err := exec.Command("go", "build", "-o", lbBinary, "github.com/litebench/litebench/cmd/litebench").CombinedOutput()
 		if err != nil {
