@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/litebench/litebench/internal/worker"
@@ -47,34 +45,10 @@ func main() {
 		}
 		return
 	}
-	// As litebench itself: the harness keeps little live heap, so the
-	// default GOGC would collect hundreds of times a second.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if p := os.Getenv("LITEBENCH_CPUPROFILE"); p != "" {
-		if f, err := os.Create(p); err == nil {
-			pprof.StartCPUProfile(f)
-		}
-	}
-	worker.Version = version()
+	worker.Version = worker.ModuleVersion("litebench-worker-dqlite", module) + " libdqlite " + libVersion()
 	worker.EngineVersion = libVersion()
-	err := worker.Serve(ctx, os.Stdin, os.Stdout)
-	pprof.StopCPUProfile()
-	if err != nil {
-		os.Exit(1)
+	if code := worker.ServeProcess(ctx); code != 0 {
+		stop()
+		os.Exit(code)
 	}
-}
-
-// version is this worker's own version: its module's, and the driver's.
-func version() string {
-	v := "litebench-worker-dqlite"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == module {
-				v += " " + d.Path + "@" + d.Version
-			}
-		}
-	}
-	return v + " libdqlite " + libVersion()
 }
