@@ -112,6 +112,12 @@ func (r *run) loop(i int, ws []int, q *quota) int64 {
 // at once, as wrk does: the other operations that ended in the same pass
 // of the loop do not delay it.
 func (l *eventLoop) ended(e Ended) {
+	if l.r.ctx.Err() != nil {
+		// Ended after the cancel: like one still in flight, it is left
+		// busy, and counted as interrupted when Wait returns, as work
+		// counts one whose Do returns after the cancel.
+		return
+	}
 	now := l.r.clk.Now()
 	l.end(e, now)
 	l.begin(e.Slot, now)
