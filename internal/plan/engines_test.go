@@ -1,9 +1,12 @@
 package plan
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/litebench/litebench/internal/engine/dqlite"
+	"github.com/litebench/litebench/internal/target"
 	_ "github.com/litebench/litebench/internal/target/postgres"
 )
 
@@ -49,5 +52,33 @@ func TestSettingsPerEngine(t *testing.T) {
 	}
 	if _, err := Build(Request{Workload: sp, Settings: matrix(t, sp, map[string]string{"pg-shared-buffers": "1GB"}), Targets: targets(t, "alpha,postgres")}); err != nil {
 		t.Errorf("--pg-shared-buffers with a postgres target: %v", err)
+	}
+}
+
+// dqliteTarget is a planning-only target on dqlite's engine, whose wire
+// protocol takes at most 255 parameters per statement.
+type dqliteTarget struct{ fakeTarget }
+
+func (dqliteTarget) Engine() string { return dqlite.Name }
+
+func init() { target.Register(dqliteTarget{fakeTarget{"delta", "database/sql"}}) }
+
+// --rows-per-stmt is checked against each cell's engine: what SQLite
+// takes may be past another engine's parameter limit, and the error names
+// the largest that fits there.
+func TestRowsPerStmtPerEngine(t *testing.T) {
+	sp := spec(t, "insert")
+	given := map[string]string{"rows-per-stmt": "100"}
+	if _, err := Build(Request{Workload: sp, Settings: matrix(t, sp, given), Targets: targets(t, "alpha")}); err != nil {
+		t.Fatalf("100 rows per statement on SQLite: %v", err)
+	}
+	_, err := Build(Request{Workload: sp, Settings: matrix(t, sp, given), Targets: targets(t, "alpha,delta")})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "--target delta: ") || !strings.Contains(err.Error(), "past dqlite's limit of 255; use --rows-per-stmt 85 or less") {
+		t.Errorf("100 rows per statement on dqlite: %v, want an input error naming the limit and 85", err)
+	}
+	given["rows-per-stmt"] = "85"
+	if _, err := Build(Request{Workload: sp, Settings: matrix(t, sp, given), Targets: targets(t, "alpha,delta")}); err != nil {
+		t.Errorf("85 rows per statement on dqlite: %v", err)
 	}
 }

@@ -3,12 +3,23 @@ package spec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // InsertsRows reports whether the measured part inserts a table's rows
 // (an [insert] section), where --batch and --rows-per-stmt shape the
 // transactions and statements.
 func (w *Workload) InsertsRows() bool { return w.ins != nil }
+
+// CheckParams rejects --rows-per-stmt past an engine's limit of max bound
+// parameters per statement, where the measured part inserts rows.
+func (w *Workload) CheckParams(max int, engine string) error {
+	if w.ins == nil {
+		return nil
+	}
+	return workload.CheckParams(w.ins.t.schema, w.set.Int("rows-per-stmt"), max, engine)
+}
 
 // ExplicitTx reports whether every write runs in an explicit transaction,
 // even a single statement: a BEGIN mode other than SQLite's own was asked

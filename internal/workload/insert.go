@@ -13,8 +13,9 @@ import (
 )
 
 // MaxVariables is the bound-parameter limit rows per statement are
-// checked against before the target is known: SQLite's (since 3.32), the
-// lowest of the engines'.
+// checked against before the target is known: SQLite's (since 3.32). Each
+// cell is checked again against its engine's own (CheckParams): dqlite's
+// wire protocol allows 255.
 var MaxVariables = dialect.SQLite.MaxParams()
 
 // Op kinds of insert.
@@ -31,9 +32,16 @@ var InsertOps = metrics.Ops{"insert", "begin", "commit"}
 // CheckRowsPerStmt rejects multi-row statements past SQLite's bound
 // variable limit, naming the largest that fits.
 func CheckRowsPerStmt(sc *Schema, rps int) error {
-	if n := rps * len(sc.Columns); n > MaxVariables {
-		return fmt.Errorf("--rows-per-stmt %d × %d columns of %s = %d bound variables, past SQLite's limit of %d; use --rows-per-stmt %d or less",
-			rps, len(sc.Columns), sc.Name, n, MaxVariables, MaxVariables/len(sc.Columns))
+	return CheckParams(sc, rps, MaxVariables, "SQLite")
+}
+
+// CheckParams rejects multi-row statements of rps rows of sc past an
+// engine's limit of max bound parameters per statement, naming the
+// largest that fits.
+func CheckParams(sc *Schema, rps, max int, engine string) error {
+	if n := rps * len(sc.Columns); n > max {
+		return fmt.Errorf("--rows-per-stmt %d × %d columns of %s = %d bound variables, past %s's limit of %d; use --rows-per-stmt %d or less",
+			rps, len(sc.Columns), sc.Name, n, engine, max, max/len(sc.Columns))
 	}
 	return nil
 }
