@@ -202,19 +202,34 @@ func TestWriterSingleAndMutex(t *testing.T) {
 			// Writers sharing the pool may overlap (how often depends on
 			// scheduling); the session's own tests check the policy with
 			// a counting client.
-			if p := w["pool"]; p.conns < 2 {
-				t.Errorf("--writer pool: %v connections for five workers", p.conns)
+			// Overlaps depend on scheduling: on a busy machine a run
+			// may see none, so such a run is tried up to three times.
+			for try := 1; ; try++ {
+				if p := w["pool"]; p.conns >= 2 {
+					break
+				} else if try == 3 {
+					t.Errorf("--writer pool: %v connections for five workers, in each of 3 runs", p.conns)
+					break
+				}
+				w = runs(t, "writer", "mixed", "--target", name, "--readers", "2", "--writers", "3", "--count", "3000",
+					"--writer", "pool")
 			}
 			// Four writers: without the mutex their writes overlap (busy
 			// errors); with it no two are ever in flight, so one
 			// connection serves them all and none fails.
 			m := runs(t, "write-mutex", "write", "--target", name, "--workers", "4", "--count", "2000",
 				"--write-mutex=false,true")
-			if f := m["false"]; f.errs["busy"] == nil || f.conns < 2 {
-				t.Errorf("--write-mutex=false: errors %v, %v connections; want busy errors and several connections (writes overlapping)", f.errs, f.conns)
-			}
 			if tr := m["true"]; len(tr.errs) != 0 || tr.conns != 1 {
 				t.Errorf("--write-mutex=true: errors %v, %v connections; want none and one (no two writes in flight)", tr.errs, tr.conns)
+			}
+			for try := 1; ; try++ {
+				if f := m["false"]; f.errs["busy"] != nil && f.conns >= 2 {
+					break
+				} else if try == 3 {
+					t.Errorf("--write-mutex=false: errors %v, %v connections, in each of 3 runs; want busy errors and several connections (writes overlapping)", f.errs, f.conns)
+					break
+				}
+				m = runs(t, "write-mutex", "write", "--target", name, "--workers", "4", "--count", "2000", "--write-mutex=false")
 			}
 		})
 	}
