@@ -16,7 +16,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +43,36 @@ func Process() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// Of is the CPU time (user + system) process pid has used so far, as
+// /proc/PID/stat gives it (in clock ticks of 10 ms); false where it
+// cannot be read (another system, a process gone).
+func Of(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold spaces: the fields
+	// counted are those after it, from the state (field 3) on.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * (time.Second / userHZ), true
+}
+
+// userHZ is the unit of /proc's CPU times: USER_HZ, 100 on Linux
+// whatever the kernel's own tick.
+const userHZ = 100
 
 // Use is what a Meter measured.
 type Use struct {

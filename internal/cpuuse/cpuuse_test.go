@@ -2,9 +2,11 @@ package cpuuse
 
 import (
 	"context"
+	"os"
 	"runtime/pprof"
 	"sync"
 	"testing"
+	"time"
 )
 
 // spin burns CPU for n rounds of arithmetic.
@@ -74,5 +76,30 @@ func TestProcessOnlyAndBusyProfiler(t *testing.T) {
 	m.Stop()
 	if u.SampleErr == nil || u.Shares != nil {
 		t.Errorf("second profiler: %v, %v; want an error", u.Shares, u.SampleErr)
+	}
+}
+
+// Of reads a process's CPU from /proc: this process's own, after some
+// work, within a tick or two of getrusage's; a process that is not there
+// gives false.
+func TestOf(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	sink += spin(100e6)
+	before := Process()
+	got, ok := Of(os.Getpid())
+	after := Process()
+	if !ok {
+		t.Fatal("Of(own pid): not read")
+	}
+	if got < before-20*time.Millisecond || got > after+20*time.Millisecond {
+		t.Errorf("Of(own pid) = %v, getrusage %v..%v", got, before, after)
+	}
+	if before < 10*time.Millisecond {
+		t.Errorf("getrusage %v after 100M rounds of arithmetic: the check above proves nothing", before)
+	}
+	if _, ok := Of(1 << 30); ok {
+		t.Error("Of(no such pid): read")
 	}
 }

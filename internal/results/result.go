@@ -46,6 +46,10 @@ const (
 	WantedRate = "wanted_rate"
 	// WALSize is the WAL's size at the end of the run.
 	WALSize = "wal_size"
+	// ProcessCPU is the CPU the client's process used over the run, in
+	// cores: litebench's own for an in-process target, the worker's for
+	// a worker process.
+	ProcessCPU = "process_cpu"
 )
 
 // Metric is one unit-tagged figure of a run.

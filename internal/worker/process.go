@@ -7,10 +7,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/litebench/litebench/internal/cpuuse"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // EnvWorker, set to 1 in a child's environment, makes a litebench binary
@@ -103,11 +108,27 @@ func (p *Process) Setup(ctx context.Context, j *Job) (Event, error) {
 
 // Run starts the measured part and relays intervals and acks to emit
 // until the final event.
+//
+// A worker that does not report its own process_cpu (the Go worker does,
+// over its measured part) gets one measured from outside: the child's CPU
+// from the run message to the final event, over that wall time (the
+// warm-up included), in cores.
 func (p *Process) Run(ctx context.Context, emit func(Event)) (Event, error) {
+	cpu0, ok0 := cpuuse.Of(p.Pid())
+	t0 := time.Now()
 	if err := p.enc.Send(Event{T: TRun}); err != nil {
 		return Event{}, p.gone(err)
 	}
-	return p.await(ctx, emit, TFinal)
+	fin, err := p.await(ctx, emit, TFinal)
+	if err != nil || !ok0 || slices.ContainsFunc(fin.Metrics, func(m results.Metric) bool { return m.Name == results.ProcessCPU }) {
+		return fin, err
+	}
+	if cpu, ok := cpuuse.Of(p.Pid()); ok {
+		if wall := time.Since(t0); wall > 0 {
+			fin.Metrics = append(fin.Metrics, results.Metric{Name: results.ProcessCPU, Unit: units.Cores, Value: float64(cpu-cpu0) / float64(wall)})
+		}
+	}
+	return fin, nil
 }
 
 // await reads events until one of type want; others go to emit. A

@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/settings"
 	_ "github.com/litebench/litebench/internal/target/mattn"
 )
@@ -152,6 +154,22 @@ func TestProcessMatchesLocal(t *testing.T) {
 	}
 	if a, b := counts(lf), counts(pf); a["insert"] != 3000 || a["commit"] != 30 || b["insert"] != a["insert"] || b["commit"] != a["commit"] {
 		t.Errorf("op counts: local %v, process %v", a, b)
+	}	// The insert workload reports no process_cpu of its own: a worker
+	// process gets one from outside, once; in-process, the run's own
+	// process is litebench's and nothing is added.
+	cpus := func(e Event) (n int, v float64) {
+		for _, m := range e.Metrics {
+			if m.Name == results.ProcessCPU {
+				n, v = n+1, m.Value
+			}
+		}
+		return n, v
+	}
+	if n, v := cpus(pf); n != 1 || v < 0 || v > float64(runtime.NumCPU())*1.5 {
+		t.Errorf("process: %d process_cpu figures, the last %v cores; want one, within [0, %d]", n, v, runtime.NumCPU())
+	}
+	if n, _ := cpus(lf); n != 0 {
+		t.Errorf("local: %d process_cpu figures, want none", n)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/litebench/litebench/internal/httpclient"
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/serve"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
@@ -312,7 +313,7 @@ func reportCPU(env *Env, u cpuuse.Use, inProcess bool) {
 	cores := u.Cores()
 	// The same measure as RunLoad's, over the meter's interval, so that
 	// the shares add up to it.
-	env.SetFigure("process_cpu", units.Cores, units.None, cores)
+	env.SetFigure(results.ProcessCPU, units.Cores, units.None, cores)
 	client, sampled := cores, !inProcess
 	if inProcess {
 		if client, sampled = u.SideCores("client"); sampled {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/units"
 )
 
@@ -109,7 +110,7 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 		// The harness's own CPU over the measured part: litebench's
 		// whole process (the client, and an in-process engine), a
 		// figure to tell when the client, not the server, is the limit.
-		env.Figure("process_cpu", units.Cores, units.None, float64(cpuuse.Process()-cpu0)/float64(wall))
+		env.Figure(results.ProcessCPU, units.Cores, units.None, float64(cpuuse.Process()-cpu0)/float64(wall))
 	}
 	env.End = st.End
 	if st.Abandoned > 0 {
