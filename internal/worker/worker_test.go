@@ -154,7 +154,8 @@ func TestProcessMatchesLocal(t *testing.T) {
 	}
 	if a, b := counts(lf), counts(pf); a["insert"] != 3000 || a["commit"] != 30 || b["insert"] != a["insert"] || b["commit"] != a["commit"] {
 		t.Errorf("op counts: local %v, process %v", a, b)
-	}	// The insert workload reports no process_cpu of its own: a worker
+	}
+	// The insert workload reports no process_cpu of its own: a worker
 	// process gets one from outside, once; in-process, the run's own
 	// process is litebench's and nothing is added.
 	cpus := func(e Event) (n int, v float64) {
