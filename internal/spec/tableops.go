@@ -148,9 +148,18 @@ func newTopState(op *tableOp, w *Workload) *topState {
 	return s
 }
 
+// scan reads a row of the operation. The dialect's read is by primary
+// key: its one row ends the query (target.Stop), without a step to find
+// that there is no second. A [statement]'s rows are all read.
 func (s *topState) scan(r target.Row) error {
 	s.found = true
-	return r.Scan(s.dest...)
+	if err := r.Scan(s.dest...); err != nil {
+		return err
+	}
+	if s.op.custom == nil {
+		return target.Stop
+	}
+	return nil
 }
 
 // scanDest builds scan destinations matching the schema's column types:

@@ -217,8 +217,22 @@ type Binder interface {
 	BindBlob(i int, v []byte) error
 }
 
+// ValuesBinder is a Binder whose driver binds a statement's values in one
+// call, as interfaces (go-sqlite-lite's Stmt.Bind): Bind hands it a's
+// Values, the values as generated or interfaces pointing into a, instead
+// of unboxing them to have the driver box them again. vals holds int64,
+// float64, string, []byte or nil values (what Add accepts)
+// and must not be kept past the statement's execution. It binds
+// parameters 1..len(vals) and NULL to the statement's others.
+type ValuesBinder interface {
+	BindValues(vals []any) error
+}
+
 // Bind binds a's values to parameters 1..a.Len() of b.
 func Bind(b Binder, a *Args) error {
+	if vb, ok := b.(ValuesBinder); ok && a.Err() == nil {
+		return vb.BindValues(a.Values())
+	}
 	a.unbox()
 	if err := a.Err(); err != nil {
 		return err

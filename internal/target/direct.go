@@ -113,14 +113,19 @@ type directDB struct {
 	keep   *directConn
 	closed bool
 	opened atomic.Int64
+	stmts  atomic.Int64 // statements prepared: the next one's id
 }
 
 // directConn is one connection with its statement cache and its
 // transaction (reused: a connection runs one transaction at a time).
 type directConn struct {
-	d       *directDB
-	raw     RawConn
-	cache   map[string]RawStmt // prepared statements by SQL
+	d     *directDB
+	raw   RawConn
+	cache map[string]RawStmt // prepared statements by SQL
+	// byID holds the cache's statements by the id of the directStmt that
+	// runs them: an operation finds its statement by index, not by
+	// hashing its SQL.
+	byID    []RawStmt
 	tx      directTx
 	txStmts map[*directStmt]*directTxStmt
 	row     rawRow // the current row handed to a query's fn
@@ -252,6 +257,24 @@ func (c *directConn) cached(q string) (RawStmt, error) {
 	return st, nil
 }
 
+// stmt is s's statement on c, prepared on first use.
+func (c *directConn) stmt(s *directStmt) (RawStmt, error) {
+	if s.id < len(c.byID) {
+		if st := c.byID[s.id]; st != nil {
+			return st, nil
+		}
+	}
+	st, err := c.cached(s.q)
+	if err != nil {
+		return nil, err
+	}
+	if s.id >= len(c.byID) {
+		c.byID = append(c.byID, make([]RawStmt, s.id+1-len(c.byID))...)
+	}
+	c.byID[s.id] = st
+	return st, nil
+}
+
 // rawRow is the current row of a statement.
 type rawRow struct{ st RawStmt }
 
@@ -330,12 +353,13 @@ func (d *directDB) Prepare(ctx context.Context, q string) (Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &directStmt{d: d, q: q}, nil
+	return &directStmt{d: d, q: q, id: int(d.stmts.Add(1) - 1)}, nil
 }
 
 type directStmt struct {
-	d *directDB
-	q string
+	d  *directDB
+	q  string
+	id int // index in each connection's byID
 }
 
 func (s *directStmt) Exec(ctx context.Context, a *Args) error {
@@ -347,7 +371,7 @@ func (s *directStmt) Query(ctx context.Context, a *Args, fn func(Row) error) err
 	if err != nil {
 		return err
 	}
-	st, err := c.cached(s.q)
+	st, err := c.stmt(s)
 	if err == nil {
 		err = c.run(ctx, st, a, fn)
 	}
@@ -396,7 +420,7 @@ func (t *directTx) Stmt(s Stmt) (Stmt, error) {
 	}
 	ts, ok := t.c.txStmts[ds]
 	if !ok {
-		ts = &directTxStmt{t: t, q: ds.q}
+		ts = &directTxStmt{t: t, s: ds}
 		t.c.txStmts[ds] = ts
 	}
 	return ts, nil
@@ -423,7 +447,7 @@ func (t *directTx) Rollback() error { return t.end("ROLLBACK") }
 // directTxStmt is a statement bound to its connection's transaction.
 type directTxStmt struct {
 	t *directTx
-	q string
+	s *directStmt
 }
 
 func (s *directTxStmt) Exec(ctx context.Context, a *Args) error { return s.Query(ctx, a, nil) }
@@ -432,7 +456,7 @@ func (s *directTxStmt) Query(ctx context.Context, a *Args, fn func(Row) error) e
 	if s.t.done {
 		return errTxDone
 	}
-	st, err := s.t.c.cached(s.q)
+	st, err := s.t.c.stmt(s.s)
 	if err != nil {
 		return err
 	}

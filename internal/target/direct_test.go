@@ -314,3 +314,86 @@ func TestArgsValues(t *testing.T) {
 		t.Error("nil Args are not empty")
 	}
 }
+
+// valuesStmt is a fakeStmt whose driver binds all values in one call.
+type valuesStmt struct {
+	fakeStmt
+	got [][]any
+}
+
+func (s *valuesStmt) BindValues(vals []any) error {
+	s.got = append(s.got, append([]any(nil), vals...))
+	return nil
+}
+
+type valuesConn struct {
+	fakeConn
+	st *valuesStmt
+}
+
+func (c *valuesConn) Prepare(q string) (RawStmt, error) {
+	c.f.prepares++
+	return c.st, nil
+}
+
+// A ValuesBinder gets a statement's values in one call, as generated when
+// they come boxed and as Add typed them otherwise; a value Add refuses
+// is still an error, and the one-by-one binds are not used.
+func TestDirectValuesBinder(t *testing.T) {
+	f := &rawFake{}
+	vs := &valuesStmt{fakeStmt: fakeStmt{f: f}}
+	open := func(engine.Endpoint) (RawConn, error) { return &valuesConn{fakeConn{f: f, id: 1}, vs}, nil }
+	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?, ?)")
+	var a Args
+	a.Boxed([]any{int64(1), "one", nil})
+	if err := st.Exec(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Exec(ctx, A(7, 2.5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Exec(ctx, A(struct{}{})); err == nil || !strings.Contains(err.Error(), "cannot bind a struct {}") {
+		t.Errorf("binding a struct: %v", err)
+	}
+	want := [][]any{{int64(1), "one", nil}, {int64(7), 2.5}}
+	if !reflect.DeepEqual(vs.got, want) {
+		t.Errorf("values bound %#v, want %#v", vs.got, want)
+	}
+	if len(f.bound) != 0 {
+		t.Errorf("bound one by one too: %+v", f.bound)
+	}
+}
+
+// Statements of the same SQL prepared apart each run, and a connection
+// prepares each statement once however often it runs.
+func TestDirectStatementsPreparedOncePerConnection(t *testing.T) {
+	f := &rawFake{quiet: true}
+	d := openFake(t, f, PoolOptions{})
+	defer d.Close()
+	ctx := context.Background()
+	s1, _ := d.Prepare(ctx, "SELECT ?")
+	s2, _ := d.Prepare(ctx, "SELECT ?")
+	s3, _ := d.Prepare(ctx, "SELECT 2")
+	for range 3 {
+		for _, st := range []Stmt{s1, s2, s3} {
+			if err := st.Exec(ctx, A(int64(1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tx, _ := d.Begin(ctx)
+		ts, _ := tx.Stmt(s3)
+		if err := ts.Exec(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		tx.Commit()
+	}
+	if f.prepares != 2 {
+		t.Errorf("%d statements prepared for 2 SQL texts on one connection", f.prepares)
+	}
+}

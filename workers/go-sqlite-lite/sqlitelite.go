@@ -102,10 +102,12 @@ func (c *conn) SetInterrupt(ctx context.Context) {
 }
 
 // stmt adapts *sqlite3.Stmt to target.RawStmt. The driver binds a
-// statement's parameters in one call (Bind, from parameter 1), so the
-// values bound since Reset are kept and bound by the first Step; a
-// parameter given no value is bound NULL, which is what clearing the
-// bindings would have left there. Bind errors surface from Step.
+// statement's parameters in one call (Bind, from parameter 1), which
+// BindValues makes with the harness's values as they are (boxed once,
+// when generated); values bound one by one are kept and bound by the
+// first Step. Either way a parameter given no value is bound NULL, which
+// is what clearing the bindings would have left there. Errors of the
+// one-by-one binds surface from Step.
 type stmt struct {
 	s     *sqlite3.Stmt
 	args  []any // by parameter - 1; nil binds NULL
@@ -120,6 +122,20 @@ func (s *stmt) set(i int, v any) error {
 	}
 	s.args[i-1] = v
 	return nil
+}
+
+// BindValues binds vals now (target.ValuesBinder).
+func (s *stmt) BindValues(vals []any) error {
+	s.fresh = false
+	if len(vals) > len(s.args) {
+		return fmt.Errorf("go-sqlite-lite: %d values for a statement with %d parameters", len(vals), len(s.args))
+	}
+	if len(vals) < len(s.args) {
+		copy(s.args, vals)
+		clear(s.args[len(vals):])
+		vals = s.args
+	}
+	return s.s.Bind(vals...)
 }
 
 func (s *stmt) BindNull(i int) error             { return s.set(i, nil) }

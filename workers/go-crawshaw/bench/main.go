@@ -1,80 +1,33 @@
 // Command bench is the plain loop litebench-worker-crawshaw is measured
 // against: crawshaw.io/sqlite used directly, without litebench's harness,
-// on the same data and settings as the worker's jobs. It also runs those
-// jobs through the worker, so that one program prints both figures.
-//
-//	bench insert DB        1M-row insert: prepared, 1000-row transactions,
-//	                       WAL, synchronous off, one row per statement
-//	bench read DB          10 s of single-thread point reads by uniform
-//	                       random id on the table insert left
-//	bench worker-insert PROGRAM DB
-//	bench worker-read PROGRAM DB
-//	                       the same through the worker program
-//
-// Each prints one line: the rate (rows/s or reads/s).
+// on the same data, SQL and settings as the worker's jobs, reading the
+// columns as the worker does (the integer, and the text columns' bytes
+// into buffers reused from row to row). The program and its jobs are
+// internal/worker/workerbench's; run.sh runs the comparison.
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
-	"os"
-	"strconv"
-	"time"
 
 	"crawshaw.io/sqlite"
 	"crawshaw.io/sqlite/sqlitex"
 
-	"github.com/litebench/litebench/internal/results"
-	"github.com/litebench/litebench/internal/worker"
-	"github.com/litebench/litebench/internal/workload"
-)
-
-const (
-	rows     = 1_000_000
-	batch    = 1000
-	seed     = 1
-	duration = 10 * time.Second
-)
-
-// The worker's jobs: the same table, data and pragmas (busy_timeout is
-// the setting's default).
-var (
-	readSettings   = map[string]string{"journal": "wal", "sync": "off", "prepared": "true"}
-	insertSettings = map[string]string{"journal": "wal", "sync": "off", "prepared": "true", "batch": strconv.Itoa(batch), "rows-per-stmt": "1"}
-	pragmas        = []string{"PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = wal", "PRAGMA synchronous = off"}
+	"github.com/litebench/litebench/internal/worker/workerbench"
 )
 
 func main() {
-	var rate float64
-	var err error
-	switch {
-	case len(os.Args) == 3 && os.Args[1] == "insert":
-		rate, err = plainInsert(os.Args[2])
-	case len(os.Args) == 3 && os.Args[1] == "read":
-		rate, err = plainRead(os.Args[2])
-	case len(os.Args) == 4 && os.Args[1] == "worker-insert":
-		rate, err = viaWorker(os.Args[2], os.Args[3], "insert", insertSettings, map[string]string{"rows": strconv.Itoa(rows), "schema": "bench", "workers": "1", "seed": strconv.Itoa(seed)})
-	case len(os.Args) == 4 && os.Args[1] == "worker-read":
-		rate, err = viaWorker(os.Args[2], os.Args[3], "read", readSettings, map[string]string{"rows": strconv.Itoa(rows), "schema": "bench", "workers": "1", "keys": "uniform", "duration": duration.String(), "seed": strconv.Itoa(seed)})
-	default:
-		fmt.Fprintln(os.Stderr, "usage: bench insert DB | read DB | worker-insert PROGRAM DB | worker-read PROGRAM DB")
-		os.Exit(2)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("%.0f\n", rate)
+	workerbench.Main("go-crawshaw", workerbench.Plain[*sqlite.Conn]{
+		Open: open, Close: func(c *sqlite.Conn) { c.Close() }, Exec: exec, Insert: insert, Read: read})
 }
+
+func exec(c *sqlite.Conn, q string) error { return sqlitex.ExecTransient(c, q, nil) }
 
 func open(path string) (*sqlite.Conn, error) {
 	c, err := sqlite.OpenConn(path, sqlite.SQLITE_OPEN_READWRITE|sqlite.SQLITE_OPEN_CREATE|sqlite.SQLITE_OPEN_URI|sqlite.SQLITE_OPEN_NOMUTEX)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pragmas {
+	for _, p := range workerbench.Pragmas {
 		if err := exec(c, p); err != nil {
 			c.Close()
 			return nil, err
@@ -83,72 +36,49 @@ func open(path string) (*sqlite.Conn, error) {
 	return c, nil
 }
 
-func exec(c *sqlite.Conn, q string) error { return sqlitex.ExecTransient(c, q, nil) }
-
-// plainInsert inserts rows [0, rows) of the bench table. Generating a
-// transaction's rows is left out of the time, as the worker leaves it out.
-func plainInsert(path string) (float64, error) {
-	c, err := open(path)
+func insert(c *sqlite.Conn, b *workerbench.RowBuf, batch, perStmt int, m *workerbench.Meter) error {
+	st, _, err := c.PrepareTransient(workerbench.InsertRows(perStmt))
 	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	if err := exec(c, "CREATE TABLE bench(ID int PRIMARY KEY, rand TEXT, hash TEXT)"); err != nil {
-		return 0, err
-	}
-	st, _, err := c.PrepareTransient("INSERT INTO bench(ID,rand,hash) VALUES (?,?,?)")
-	if err != nil {
-		return 0, err
+		return err
 	}
 	defer st.Finalize()
-	var rnd, hash [batch]string
-	var took time.Duration
-	for start := int64(0); start < rows; start += batch {
-		for k := range batch {
-			rnd[k], hash[k] = workload.BenchValues(seed, start+int64(k))
-		}
-		t := time.Now()
+	for start := int64(0); start < workerbench.Rows; start += int64(batch) {
+		b.Fill(start, batch)
+		m.Start()
 		if err := exec(c, "BEGIN"); err != nil {
-			return 0, err
+			return err
 		}
-		for k := range batch {
-			st.BindInt64(1, start+int64(k))
-			st.BindText(2, rnd[k])
-			st.BindText(3, hash[k])
+		for k := 0; k < batch; k += perStmt {
+			for j := range perStmt {
+				st.BindInt64(3*j+1, b.ID[k+j])
+				st.BindText(3*j+2, b.Rand[k+j])
+				st.BindText(3*j+3, b.Hash[k+j])
+			}
 			if _, err := st.Step(); err != nil {
-				return 0, err
+				return err
 			}
 			if err := st.Reset(); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		if err := exec(c, "COMMIT"); err != nil {
-			return 0, err
+			return err
 		}
-		took += time.Since(t)
+		m.Stop()
 	}
-	return rows / took.Seconds(), nil
+	return nil
 }
 
-// plainRead reads rows by uniform random ID for the duration.
-func plainRead(path string) (float64, error) {
-	c, err := open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-	st, _, err := c.PrepareTransient("SELECT ID,rand,hash FROM bench WHERE ID = ?")
+func read(c *sqlite.Conn, keys *workerbench.Keys, m *workerbench.Meter) (int64, error) {
+	st, _, err := c.PrepareTransient(workerbench.SelectRow)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Finalize()
-	r := rand.New(rand.NewPCG(seed, 2))
 	var n int64
-	start := time.Now()
-	end := start.Add(duration)
-	var now time.Time
-	for now = start; now.Before(end); now = time.Now() {
-		st.BindInt64(1, r.Int64N(rows))
+	var rnd, hash []byte
+	for m.Running() {
+		st.BindInt64(1, keys.Key())
 		ok, err := st.Step()
 		if err != nil {
 			return 0, err
@@ -156,46 +86,21 @@ func plainRead(path string) (float64, error) {
 		if !ok {
 			return 0, errors.New("a read found no row")
 		}
-		_, _, _ = st.ColumnInt64(0), st.ColumnText(1), st.ColumnText(2)
+		st.ColumnInt64(0)
+		rnd = appendColumn(st, 1, rnd[:0])
+		hash = appendColumn(st, 2, hash[:0])
 		if err := st.Reset(); err != nil {
 			return 0, err
 		}
 		n++
 	}
-	return float64(n) / now.Sub(start).Seconds(), nil
+	return n, nil
 }
 
-// viaWorker runs a job through the worker program and returns its rate:
-// rows or operations counted over the measured time.
-func viaWorker(prog, path, wl string, set, params map[string]string) (float64, error) {
-	ctx := context.Background()
-	p, err := worker.StartCommand(prog)
-	if err != nil {
-		return 0, err
-	}
-	defer p.Close()
-	if _, err := p.Hello(ctx); err != nil {
-		return 0, err
-	}
-	job := &worker.Job{RunID: "bench", Workload: wl, Params: params, Settings: set, Target: "go-crawshaw", Path: path}
-	if _, err := p.Setup(ctx, job); err != nil {
-		return 0, err
-	}
-	fin, err := p.Run(ctx, func(worker.Event) {})
-	if err != nil {
-		return 0, err
-	}
-	if fin.Status != results.StatusOK {
-		return 0, fmt.Errorf("%s: %s %s", wl, fin.Status, fin.Error)
-	}
-	var n int64
-	for _, op := range fin.FinalOps {
-		if len(op.Errors) > 0 {
-			return 0, fmt.Errorf("%s: %s errors %v", wl, op.Name, op.Errors)
-		}
-		if op.Name == wl {
-			n = op.Count
-		}
-	}
-	return float64(n) / fin.ElapsedS, nil
+// appendColumn appends column i's bytes to dst.
+func appendColumn(st *sqlite.Stmt, i int, dst []byte) []byte {
+	n := st.ColumnLen(i)
+	dst = append(dst, make([]byte, n)...)
+	st.ColumnBytes(i, dst[len(dst)-n:])
+	return dst
 }

@@ -1,0 +1,309 @@
+// Package workerbench is the harness-cost benchmark of the Go workers of
+// their own (a driver litebench cannot link): a driver's plain loops, the
+// driver used directly, against the same jobs run through the worker
+// program, each side giving its rate per second of wall time and per
+// second of CPU time. compare.sh, next to this file, runs the rounds.
+//
+// The jobs: a 1M-row insert of the bench table (prepared, 1000-row
+// transactions, WAL, synchronous off, one row per statement), and 10 s of
+// single-thread point reads by uniform random ID, every column read, on
+// the 1M rows loaded (not measured) as the worker's read loads them: 100
+// rows per statement, 10000 per transaction, on the connection that then
+// reads.
+package workerbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/litebench/litebench/internal/proc"
+	"github.com/litebench/litebench/internal/results"
+	"github.com/litebench/litebench/internal/worker"
+	"github.com/litebench/litebench/internal/workload"
+)
+
+// The jobs' sizes and settings.
+const (
+	Rows     = 1_000_000
+	Batch    = 1000
+	Seed     = 1
+	Duration = 10 * time.Second
+	// How the worker's read loads its table (workload.Preload).
+	LoadBatch   = 10000
+	LoadPerStmt = 100
+)
+
+// Pragmas are the worker's per-connection pragmas for these jobs
+// (busy_timeout is the setting's default).
+var Pragmas = []string{"PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = wal", "PRAGMA synchronous = off"}
+
+// CreateTable is the bench table's DDL, as the worker creates it.
+const CreateTable = "CREATE TABLE bench(ID int PRIMARY KEY, rand TEXT, hash TEXT)"
+
+// SelectRow is the worker's point read.
+const SelectRow = "SELECT ID,rand,hash FROM bench WHERE ID = ?"
+
+// InsertRows is the worker's insert of k rows in one statement.
+// The statements' text is the worker's (its SQLite dialect's).
+func InsertRows(k int) string {
+	return "INSERT INTO bench(ID,rand,hash) VALUES " + strings.TrimSuffix(strings.Repeat("(?,?,?),", k), ",")
+}
+
+// Plain is a driver's plain loops on its connection type C.
+type Plain[C any] struct {
+	// Open opens a read-write-create connection on path and runs Pragmas.
+	Open  func(path string) (C, error)
+	Close func(C)
+	// Exec runs one statement that returns no rows.
+	Exec func(c C, sql string) error
+	// Insert creates no table: it inserts rows [0, Rows) with batch rows
+	// per transaction and perStmt rows per statement (InsertRows), taking
+	// each transaction's rows from b and timing each transaction with m.
+	Insert func(c C, b *RowBuf, batch, perStmt int, m *Meter) error
+	// Read runs SelectRow by r.Key while m.Running(), reading every
+	// column of each row, and returns how many it ran.
+	Read func(c C, r *Keys, m *Meter) (int64, error)
+}
+
+// RowBuf holds the bench table's rows, a transaction's worth at a time,
+// generated before the transaction's clock starts.
+type RowBuf struct {
+	ID         []int64
+	Rand, Hash []string
+}
+
+// Fill generates rows [start, start+n).
+func (b *RowBuf) Fill(start int64, n int) {
+	b.ID, b.Rand, b.Hash = b.ID[:0], b.Rand[:0], b.Hash[:0]
+	for i := start; i < start+int64(n); i++ {
+		r, h := workload.BenchValues(Seed, i)
+		b.ID, b.Rand, b.Hash = append(b.ID, i), append(b.Rand, r), append(b.Hash, h)
+	}
+}
+
+// Keys are the reads' keys: uniform over the rows.
+type Keys struct{ r *rand.Rand }
+
+// Key is the next key.
+func (k *Keys) Key() int64 { return k.r.Int64N(Rows) }
+
+// Meter sums the wall and CPU time of the measured parts.
+type Meter struct {
+	wall, cpu time.Duration
+	t0, end   time.Time
+	c0        time.Duration
+}
+
+// cpuTime is the process's user and system time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru) //nolint:errcheck // cannot fail with these arguments
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Start starts a measured part.
+func (m *Meter) Start() {
+	m.c0 = cpuTime()
+	m.t0 = time.Now()
+}
+
+// Stop ends the measured part.
+func (m *Meter) Stop() { m.stopAt(time.Now()) }
+
+func (m *Meter) stopAt(now time.Time) {
+	m.wall += now.Sub(m.t0)
+	m.cpu += cpuTime() - m.c0
+}
+
+// Running reports whether the read duration, started by the first call,
+// is still running; the call that says no ends it.
+func (m *Meter) Running() bool {
+	now := time.Now()
+	if m.end.IsZero() {
+		m.Start()
+		m.t0, m.end = now, now.Add(Duration)
+	}
+	if now.Before(m.end) {
+		return true
+	}
+	m.stopAt(now)
+	return false
+}
+
+// rates are n per second of wall time and per second of CPU time.
+func (m *Meter) rates(n int64) (float64, float64) {
+	return float64(n) / m.wall.Seconds(), float64(n) / m.cpu.Seconds()
+}
+
+// Main is the bench program of a worker serving target with the driver
+// of p:
+//
+//	bench insert DB                 the plain insert
+//	bench read DB                   the plain reads
+//	bench worker-insert PROGRAM DB  the same through the worker program
+//	bench worker-read PROGRAM DB
+//
+// Each prints one line: the rate per second of wall time and per second
+// of CPU time (rows/s for insert, reads/s for read). The plain loops run
+// under the worker's start-up (proc.Start): the same garbage-collector
+// setting, and LITEBENCH_CPUPROFILE profiles them as it profiles the
+// worker.
+func Main[C any](target string, p Plain[C]) {
+	if len(os.Args) == 3 {
+		defer proc.Start()()
+	}
+	var wall, cpu float64
+	var err error
+	switch {
+	case len(os.Args) == 3 && os.Args[1] == "insert":
+		wall, cpu, err = plainInsert(p, os.Args[2])
+	case len(os.Args) == 3 && os.Args[1] == "read":
+		wall, cpu, err = plainRead(p, os.Args[2])
+	case len(os.Args) == 4 && os.Args[1] == "worker-insert":
+		wall, cpu, err = viaWorker(os.Args[2], os.Args[3], target, "insert", insertSettings, map[string]string{"rows": strconv.Itoa(Rows), "schema": "bench", "workers": "1", "seed": strconv.Itoa(Seed)})
+	case len(os.Args) == 4 && os.Args[1] == "worker-read":
+		wall, cpu, err = viaWorker(os.Args[2], os.Args[3], target, "read", readSettings, map[string]string{"rows": strconv.Itoa(Rows), "schema": "bench", "workers": "1", "keys": "uniform", "duration": Duration.String(), "seed": strconv.Itoa(Seed)})
+	default:
+		fmt.Fprintln(os.Stderr, "usage: bench insert DB | read DB | worker-insert PROGRAM DB | worker-read PROGRAM DB")
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%.0f %.0f\n", wall, cpu)
+}
+
+// The worker's jobs' settings.
+var (
+	readSettings   = map[string]string{"journal": "wal", "sync": "off", "prepared": "true"}
+	insertSettings = map[string]string{"journal": "wal", "sync": "off", "prepared": "true", "batch": strconv.Itoa(Batch), "rows-per-stmt": "1"}
+)
+
+func open[C any](p Plain[C], path string) (C, error) {
+	c, err := p.Open(path)
+	if err != nil {
+		return c, err
+	}
+	if err := p.Exec(c, CreateTable); err != nil {
+		p.Close(c)
+		return c, err
+	}
+	return c, nil
+}
+
+func plainInsert[C any](p Plain[C], path string) (float64, float64, error) {
+	c, err := open(p, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer p.Close(c)
+	var m Meter
+	if err := p.Insert(c, &RowBuf{}, Batch, 1, &m); err != nil {
+		return 0, 0, err
+	}
+	wall, cpu := m.rates(Rows)
+	return wall, cpu, nil
+}
+
+func plainRead[C any](p Plain[C], path string) (float64, float64, error) {
+	c, err := open(p, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer p.Close(c)
+	if err := p.Insert(c, &RowBuf{}, LoadBatch, LoadPerStmt, &Meter{}); err != nil {
+		return 0, 0, err
+	}
+	var m Meter
+	n, err := p.Read(c, &Keys{rand.New(rand.NewPCG(Seed, 2))}, &m)
+	if err != nil {
+		return 0, 0, err
+	}
+	wall, cpu := m.rates(n)
+	return wall, cpu, nil
+}
+
+// viaWorker runs a job through the worker program and returns its rates:
+// rows or operations counted over the measured time, and over the CPU
+// time the worker's process used from set-up done to its final event,
+// less the rows' generation it left out of the measured time (the plain
+// loops leave it out of both).
+func viaWorker(prog, path, target, wl string, set, params map[string]string) (float64, float64, error) {
+	ctx := context.Background()
+	p, err := worker.StartCommand(prog)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer p.Close()
+	if _, err := p.Hello(ctx); err != nil {
+		return 0, 0, err
+	}
+	job := &worker.Job{RunID: "bench", Workload: wl, Params: params, Settings: set, Target: target, Path: path,
+		IntervalNS: int64(time.Second)}
+	if _, err := p.Setup(ctx, job); err != nil {
+		return 0, 0, err
+	}
+	c0, err := cpuOf(p.Pid())
+	if err != nil {
+		return 0, 0, err
+	}
+	t0 := time.Now()
+	fin, err := p.Run(ctx, func(worker.Event) {})
+	if err != nil {
+		return 0, 0, err
+	}
+	wall := time.Since(t0).Seconds()
+	c1, err := cpuOf(p.Pid())
+	if err != nil {
+		return 0, 0, err
+	}
+	if fin.Status != results.StatusOK {
+		return 0, 0, fmt.Errorf("%s: %s %s", wl, fin.Status, fin.Error)
+	}
+	var n int64
+	for _, op := range fin.FinalOps {
+		if len(op.Errors) > 0 {
+			return 0, 0, fmt.Errorf("%s: %s errors %v", wl, op.Name, op.Errors)
+		}
+		if op.Name == wl {
+			n = op.Count
+		}
+	}
+	// The worker reports the wall time of its generation, which a busy
+	// machine stretches: the CPU time it took is estimated at the run's
+	// own CPU time per second of wall time.
+	cpu := c1 - c0
+	for _, m := range fin.Metrics {
+		if m.Name == "generate" {
+			cpu -= m.Value * cpu / wall
+		}
+	}
+	return float64(n) / fin.ElapsedS, float64(n) / cpu, nil
+}
+
+// cpuOf is the user and system time process pid has used, in seconds
+// (/proc/PID/stat, in clock ticks of 10 ms).
+func cpuOf(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", pid, f[11], f[12])
+	}
+	return float64(u+k) / 100, nil
+}
