@@ -6,9 +6,11 @@ of its own and gives its rate per second of wall time and per second of CPU
 time: the plain loop's user+sys over its measured part, the worker's over
 its workload's run less the row generation and latency recording it leaves
 out of its elapsed time (cpu_worker.py, the worker with that figure added to
-its final event). The CPU figure is the steadier estimate of the harness's cost on
-a busy machine; the wall one is the goal's. Prints every figure, the medians
-and the median of the per-round ratios of both.
+its final event). The CPU figure is the steadier estimate of the harness's
+cost on a busy machine; the wall one is the goal's. Each line ends with the
+machine's one-minute load average (the side measured counts for about 1 of
+it). Prints every figure, the medians and the median of the per-round ratios
+of both.
 
 usage: compare.py [ROUNDS [DIR]]"""
 
@@ -108,7 +110,8 @@ def main(rounds=3, d="/tmp"):
                     wall, cpu = fn(client)
                     got.setdefault((client, kind, name), []).append((wall, cpu))
                     print(
-                        "round %d %-8s %-6s %-6s %10.0f /s  %10.0f /CPU s" % (r + 1, client, kind, name, wall, cpu),
+                        "round %d %-8s %-6s %-6s %10.0f /s  %10.0f /CPU s  (load %.2f)"
+                        % (r + 1, client, kind, name, wall, cpu, os.getloadavg()[0]),
                         flush=True,
                     )
     print()
