@@ -1,8 +1,16 @@
 """The worker's harness against the plain loops: for each client, a 1M-row
 insert and 10 s of single-thread point reads, by the plain loop and by the
 worker (through the protocol, intervals on as the runner asks), ROUNDS rounds
-of back-to-back pairs; prints every figure, the medians and the median of
-the per-round ratios.
+of pairs, the side that goes first alternating. Each side runs in a process
+of its own and gives its rate per second of wall time and per second of CPU
+time: the plain loop's user+sys over its measured part, the worker's over
+its workload's run less the row generation and latency recording it leaves
+out of its elapsed time (cpu_worker.py, the worker with that figure added to
+its final event). The CPU figure is the steadier estimate of the harness's
+cost on a busy machine; the wall one is the goal's. Each line ends with the
+machine's one-minute load average (the side measured counts for about 1 of
+it). Prints every figure, the medians and the median of the per-round ratios
+of both.
 
 usage: compare.py [ROUNDS [DIR]]"""
 
@@ -12,15 +20,28 @@ import statistics
 import subprocess
 import sys
 
-import plain_insert
-import plain_read
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKER = os.path.join(HERE, "..", "litebench-worker")
+PYTHON = os.path.join(HERE, "..", ".venv", "bin", "python")
 SETTINGS = {"journal": "wal", "sync": "off", "prepared": "true"}
 
 
+def remove(path):
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+def plain(script, client, path):
+    """(wall rate, CPU rate) of a plain loop in a process of its own."""
+    out = subprocess.run(
+        [PYTHON, os.path.join(HERE, script), client, path], capture_output=True, text=True, check=True
+    ).stdout
+    wall, cpu = out.split()
+    return float(wall), float(cpu)
+
+
 def worker(client, path, workload, params, settings):
+    """(wall rate, CPU rate) of the worker running one job."""
     job = {
         "run_id": "bench",
         "workload": workload,
@@ -30,61 +51,87 @@ def worker(client, path, workload, params, settings):
         "settings": settings,
         "interval_ns": 10**9,
     }
-    msgs = [{"t": "hello", "protocol": 1}, {"t": "setup", "job": job}, {"t": "run"}, {"t": "close"}]
-    out = subprocess.run(
-        [WORKER, "--client", client],
-        input="".join(json.dumps(m) + "\n" for m in msgs),
-        capture_output=True,
+    p = subprocess.Popen(
+        [PYTHON, os.path.join(HERE, "cpu_worker.py"), "--client", client],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
-        check=True,
-    ).stdout
-    fin = [json.loads(line) for line in out.splitlines() if '"final"' in line][0]
+    )
+
+    def send(m):
+        p.stdin.write(json.dumps(m) + "\n")
+        p.stdin.flush()
+
+    def until(kind):
+        for line in p.stdout:
+            ev = json.loads(line)
+            if ev["t"] == kind:
+                return ev
+            if ev["t"] == "error":
+                raise SystemExit("worker: %s" % ev["error"])
+        raise SystemExit("worker: ended before %s" % kind)
+
+    try:
+        send({"t": "hello", "protocol": 1})
+        send({"t": "setup", "job": job})
+        until("setup_done")
+        send({"t": "run"})
+        fin = until("final")
+        send({"t": "close"})
+    finally:
+        p.stdin.close()
+        p.wait()
+        remove(path)
     if fin["status"] != "ok":
         raise SystemExit("worker: %s" % fin)
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-    return fin["done"] / fin["elapsed_s"]
+    cpu = [m["value"] for m in fin["metrics"] if m["name"] == "bench_cpu"][0]
+    return fin["done"] / fin["elapsed_s"], fin["done"] / cpu
 
 
 def main(rounds=3, d="/tmp"):
     path = os.path.join(d, "litebench-py-bench.db")
     runs = {
         "insert": (
-            lambda c: plain_insert.main(c, path),
+            lambda c: plain("plain_insert.py", c, path),
             lambda c: worker(c, path, "insert", {"rows": "1000000"}, dict(SETTINGS, batch="1000")),
         ),
         "read": (
-            lambda c: plain_read.main(c, path),
+            lambda c: plain("plain_read.py", c, path),
             lambda c: worker(c, path, "read", {"rows": "100000", "duration": "10s"}, SETTINGS),
         ),
     }
     got = {}
     for r in range(rounds):
         for client in ("sqlite3", "apsw"):
-            for kind, (plain, work) in runs.items():
+            for kind, (plain_fn, worker_fn) in runs.items():
                 # A pair, in alternating order: the machine's drift hits both alike.
-                pair = [("plain", plain), ("worker", work)][:: 1 if r % 2 == 0 else -1]
+                pair = [("plain", plain_fn), ("worker", worker_fn)][:: 1 if r % 2 == 0 else -1]
                 for name, fn in pair:
-                    v = fn(client)
-                    got.setdefault((client, kind, name), []).append(v)
-                    print("round %d %-8s %-6s %-6s %10.0f /s" % (r + 1, client, kind, name, v), flush=True)
+                    wall, cpu = fn(client)
+                    got.setdefault((client, kind, name), []).append((wall, cpu))
+                    print(
+                        "round %d %-8s %-6s %-6s %10.0f /s  %10.0f /CPU s  (load %.2f)"
+                        % (r + 1, client, kind, name, wall, cpu, os.getloadavg()[0]),
+                        flush=True,
+                    )
     print()
     for client in ("sqlite3", "apsw"):
         for kind in runs:
             p, w = got[(client, kind, "plain")], got[(client, kind, "worker")]
-            ratios = [b / a for a, b in zip(p, w)]
-            print(
-                "%-8s %-6s plain %9.0f /s  worker %9.0f /s  (medians)  worker/plain per round: median %.3f (%s)"
-                % (
-                    client,
-                    kind,
-                    statistics.median(p),
-                    statistics.median(w),
-                    statistics.median(ratios),
-                    " ".join("%.2f" % x for x in ratios),
+            for i, unit in ((0, "wall"), (1, "CPU ")):
+                ratios = [b[i] / a[i] for a, b in zip(p, w)]
+                print(
+                    "%-8s %-6s %s plain %9.0f /s  worker %9.0f /s  (medians)  worker/plain per round: median %.3f (%s)"
+                    % (
+                        client,
+                        kind,
+                        unit,
+                        statistics.median(x[i] for x in p),
+                        statistics.median(x[i] for x in w),
+                        statistics.median(ratios),
+                        " ".join("%.2f" % x for x in ratios),
+                    )
                 )
-            )
 
 
 if __name__ == "__main__":

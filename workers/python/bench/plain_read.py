@@ -3,12 +3,14 @@ drawn uniformly by the worker's key generator, the SELECT prepared once (the
 module's statement cache), WAL, synchronous off. The ROWS bench rows are
 loaded first on the same connection, as the worker loads them (transactions
 of 10,000 rows, 100 rows per INSERT), so that both read the same database in
-the same state. Prints reads per second.
+the same state. Prints reads per second of wall time and per second of CPU
+time.
 
 usage: plain_read.py sqlite3|apsw PATH [ROWS [SECONDS]]"""
 
 import sys
 from time import perf_counter_ns as pc
+from time import process_time_ns as cpu
 
 from common import CREATE, connect, fresh, gen, rows
 
@@ -33,7 +35,7 @@ def main(client, path, n=100_000, seconds=10):
     keys = gen.KeyGen("uniform", None, 1, 0)
     ex, nxt = cur.execute, keys.next
     done = 0
-    t0 = pc()
+    c0, t0 = cpu(), pc()
     end = t0 + seconds * 10**9
     while True:
         for _ in range(1000):
@@ -42,11 +44,11 @@ def main(client, path, n=100_000, seconds=10):
         done += 1000
         if pc() >= end:
             break
-    el = pc() - t0
+    el, el_cpu = pc() - t0, cpu() - c0
     conn.close()
     fresh(path)
-    return done / (el / 1e9)
+    return done / (el / 1e9), done / (el_cpu / 1e9)
 
 
 if __name__ == "__main__":
-    print("%.0f" % main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:])))
+    print("%.0f %.0f" % main(sys.argv[1], sys.argv[2], *(int(a) for a in sys.argv[3:])))

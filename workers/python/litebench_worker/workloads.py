@@ -8,7 +8,8 @@ histograms are merged), a longer one through FULL.record.
 """
 
 import threading
-from itertools import chain, islice
+from itertools import chain, islice, repeat
+from operator import itemgetter
 from time import perf_counter_ns as pc
 
 from . import gen
@@ -88,6 +89,17 @@ def check_rows_per_stmt(sc, rps):
             "use --rows-per-stmt %d or less"
             % (rps, len(sc.columns), sc.name, n, MAX_VARIABLES, MAX_VARIABLES // len(sc.columns))
         )
+
+
+SECOND = itemgetter(1)
+
+
+def stamped(calls):
+    """(result, the clock's reading after it) for each call of `calls`, an
+    iterator that makes one call (a statement, a read) per step: the loop
+    runs in C, so that the harness adds no bytecode between two calls, only
+    the clock."""
+    return zip(calls, iter(pc, -1))  # -1: a sentinel the clock never reads, an int compared at C speed
 
 
 def rollback(cur, client):
@@ -179,11 +191,11 @@ class Inserter:
     def tx(self, cur, start, n):
         """Rows [start, start+n) in one transaction, or one autocommit statement.
 
-        Statements append their end times to a list, the cheapest thing Python
-        can do between two statements; fold() turns them into latencies off
-        the clock, between chunks of rows and after the transaction.
+        Statements' end times go to a list (stamped(): the statements are run
+        and the clock read from C); fold() turns them into latencies off the
+        clock, between chunks of rows and after the transaction.
         """
-        ex, rec, rps, clock = cur.execute, self.rec, self.rps, pc
+        ex, rec, rps = cur.execute, self.rec, self.rps
         stmts = self.generate(start, min(n, self.chunk))
         prev = pc()
         if n <= rps and not self.explicit:
@@ -203,9 +215,7 @@ class Inserter:
             while True:
                 if off + len(stmts) * rps > n:  # the last, shorter statement
                     stmts, last = stmts[:-1], stmts[-1]
-                for args in stmts:
-                    ex(full, args)
-                    app(clock())
+                ends.extend(map(SECOND, stamped(map(ex, repeat(full), stmts))))
                 if last is not None:
                     ex(self.sql(tail), last)
                     app(pc())
