@@ -18,6 +18,7 @@
 # time. The worker is driven over its protocol by drive.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ../bench/rounds.sh
 ROWS=${ROWS:-1000000}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-2}
@@ -32,7 +33,6 @@ jar=target/litebench-worker.jar
 dir=$(mktemp -d "${TMPDIR:-/tmp}/litebench-java-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 insert_settings='"journal":"wal","sync":"off","batch":"1000","prepared":"true","rows-per-stmt":"1"'
 read_settings='"journal":"wal","sync":"off","prepared":"true"'
 side() { # side plain|worker insert|read: one measurement, "wall cpu"
@@ -53,26 +53,5 @@ side() { # side plain|worker insert|read: one measurement, "wall cpu"
     exit 1
   }
 }
-for kind in insert read; do
-  unit=rows/s
-  [ "$kind" = read ] && unit=reads/s
-  plains=() workers=() ratios=() cpuratios=()
-  for r in $(seq "$ROUNDS"); do
-    if [ $((r % 2)) = 1 ]; then
-      read -r p pc < <(side plain "$kind")
-      read -r w wc < <(side worker "$kind")
-    else
-      read -r w wc < <(side worker "$kind")
-      read -r p pc < <(side plain "$kind")
-    fi
-    ratio=$(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')
-    cpuratio=$(awk -v p="$pc" -v w="$wc" 'BEGIN {printf "%.3f", w / p}')
-    echo "$kind round $r: plain $p $unit, worker $w $unit, ratio $ratio; per CPU second: plain $pc, worker $wc, ratio $cpuratio"
-    plains+=("$p") workers+=("$w") ratios+=("$ratio") cpuratios+=("$cpuratio")
-  done
-  mp=$(printf '%s\n' "${plains[@]}" | median)
-  mw=$(printf '%s\n' "${workers[@]}" | median)
-  mr=$(printf '%s\n' "${ratios[@]}" | median)
-  mc=$(printf '%s\n' "${cpuratios[@]}" | median)
-  echo "$kind: median plain $mp $unit, median worker $mw $unit, median paired ratio $mr, per CPU second $mc"
-done
+rounds insert rows/s "$ROUNDS"
+rounds read reads/s "$ROUNDS"
