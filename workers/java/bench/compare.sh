@@ -1,58 +1,57 @@
 #!/usr/bin/env bash
 # Runs the plain JDBC loops (PlainInsert, PlainRead) and the Java worker on
-# the same jobs, interleaved, ROUNDS times (default 3), and prints the median
-# of each and the worker's share of the plain loop's rate:
+# the same jobs and prints each side's rate and the worker's share of the
+# plain loop's:
 #   insert: 1M rows (ROWS), prepared, 1000-row transactions, WAL,
 #           synchronous=OFF, one row per statement (rows/s);
 #   read:   ROWS rows loaded as the worker's set-up loads them, then point
 #           reads by uniform random id, one thread, DURATION seconds
 #           (default 10) after WARMUP (default 2) seconds (reads/s).
-# The worker is driven over its protocol; python3 reads its final event.
+# Each round (ROUNDS, default 3) runs the plain loop and the worker back to
+# back, the side that goes first alternating, and prints both rates and
+# their ratio; the summary gives the medians and the median of the
+# per-round ratios, which cancels most of a noisy machine's drift. Each side
+# also gives its rate per second of CPU time (the process's user and system
+# time, every thread, over the measured part; for an insert, the share of it
+# spent inserting rather than generating rows, in proportion to wall time),
+# and the ratio of those, which a busy machine disturbs much less than wall
+# time. The worker is driven over its protocol by drive.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ../bench/rounds.sh
 ROWS=${ROWS:-1000000}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-2}
 ROUNDS=${ROUNDS:-3}
-./build.sh
+out=$(./build.sh 2>&1) || {
+  printf '%s\n' "$out" >&2
+  exit 1
+}
 mkdir -p target/bench
 javac -d target/bench -cp target/litebench-worker.jar bench/PlainInsert.java bench/PlainRead.java
 jar=target/litebench-worker.jar
-dir=$(mktemp -d)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/litebench-java-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-
-# worker JOB_JSON: runs one job through the worker and prints done/elapsed_s.
-worker() {
-  printf '%s\n' '{"t":"hello","protocol":1}' "{\"t\":\"setup\",\"job\":$1}" '{"t":"run"}' '{"t":"close"}' |
-    java -jar "$jar" 2>"$dir/stderr" | python3 -c '
-import json, sys
-for line in sys.stdin:
-    ev = json.loads(line)
-    if ev["t"] == "error":
-        sys.exit("worker: " + ev["error"])
-    if ev["t"] == "final":
-        if ev["status"] != "ok":
-            sys.exit("worker: " + ev["status"] + " " + ev.get("error", ""))
-        print(round(ev["done"] / ev["elapsed_s"]))
-'
-}
-
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 insert_settings='"journal":"wal","sync":"off","batch":"1000","prepared":"true","rows-per-stmt":"1"'
 read_settings='"journal":"wal","sync":"off","prepared":"true"'
-pi=() wi=() pr=() wr=()
-for r in $(seq "$ROUNDS"); do
+side() { # side plain|worker insert|read: one measurement, "wall cpu"
   rm -f "$dir"/*.db*
-  pi+=("$(java -cp "$jar:target/bench" PlainInsert "$dir/plain.db" "$ROWS" 2>/dev/null)")
-  wi+=("$(worker "{\"run_id\":\"bench\",\"workload\":\"insert\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\"},\"settings\":{$insert_settings}}")")
-  pr+=("$(java -cp "$jar:target/bench" PlainRead "$dir/plain-read.db" "$ROWS" "$DURATION" "$WARMUP" 2>/dev/null)")
-  wr+=("$(worker "{\"run_id\":\"bench\",\"workload\":\"read\",\"path\":\"$dir/worker-read.db\",\"params\":{\"rows\":\"$ROWS\",\"duration\":\"${DURATION}s\",\"warmup\":\"${WARMUP}s\"},\"settings\":{$read_settings}}")")
-  echo "round $r: insert plain ${pi[-1]} worker ${wi[-1]} rows/s; read plain ${pr[-1]} worker ${wr[-1]} reads/s"
-done
-# Each round's pair ran back to back: the median of the rounds' ratios
-# suffers less from a machine whose load drifts than the ratio of medians.
-ratios() { python3 -c 'import sys; a = sys.argv[1].split(); b = sys.argv[2].split(); print(sorted(round(float(y) / float(x), 3) for x, y in zip(a, b))[len(a) // 2])' "$1" "$2"; }
-a=$(median "${pi[@]}") b=$(median "${wi[@]}") c=$(median "${pr[@]}") d=$(median "${wr[@]}")
-echo "insert (median of $ROUNDS): plain loop $a rows/s, worker $b rows/s; worker/plain: $(python3 -c "print(round($b/$a, 3))"), median of the rounds' ratios $(ratios "${pi[*]}" "${wi[*]}")"
-echo "read   (median of $ROUNDS): plain loop $c reads/s, worker $d reads/s; worker/plain: $(python3 -c "print(round($d/$c, 3))"), median of the rounds' ratios $(ratios "${pr[*]}" "${wr[*]}")"
+  case "$1 $2" in
+  "plain insert") java -cp "$jar:target/bench" PlainInsert "$dir/plain.db" "$ROWS" 2>"$dir/stderr" ;;
+  "plain read") java -cp "$jar:target/bench" PlainRead "$dir/plain.db" "$ROWS" "$DURATION" "$WARMUP" 2>"$dir/stderr" ;;
+  "worker insert")
+    python3 bench/drive.py "{\"run_id\":\"bench\",\"workload\":\"insert\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\"},\"settings\":{$insert_settings}}" 0 \
+      java -jar "$jar" 2>"$dir/stderr"
+    ;;
+  "worker read")
+    python3 bench/drive.py "{\"run_id\":\"bench\",\"workload\":\"read\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\",\"duration\":\"${DURATION}s\",\"warmup\":\"${WARMUP}s\"},\"settings\":{$read_settings}}" "$WARMUP" \
+      java -jar "$jar" 2>"$dir/stderr"
+    ;;
+  esac || {
+    cat "$dir/stderr" >&2
+    exit 1
+  }
+}
+rounds insert rows/s "$ROUNDS"
+rounds read reads/s "$ROUNDS"

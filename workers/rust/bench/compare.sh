@@ -13,12 +13,12 @@
 # READ_ROWS and SECONDS change the sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ../bench/rounds.sh
 ./build.sh >/dev/null
 bin=target/release
 rounds=${ROUNDS:-3}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/litebench-rust-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 side() { # side plain|worker insert|read: one measurement
   rm -f "$dir"/*
   if [ "$1" = plain ]; then
@@ -27,26 +27,5 @@ side() { # side plain|worker insert|read: one measurement
     "$bin/litebench-rust-bench" "worker-$2" "$dir" "$bin/litebench-worker-rust"
   fi
 }
-for kind in insert read; do
-  unit=rows/s
-  [ "$kind" = read ] && unit=ops/s
-  plains=() workers=() ratios=() cpuratios=()
-  for r in $(seq "$rounds"); do
-    if [ $((r % 2)) = 1 ]; then
-      read -r p pc < <(side plain "$kind")
-      read -r w wc < <(side worker "$kind")
-    else
-      read -r w wc < <(side worker "$kind")
-      read -r p pc < <(side plain "$kind")
-    fi
-    ratio=$(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')
-    cpuratio=$(awk -v p="$pc" -v w="$wc" 'BEGIN {printf "%.3f", w / p}')
-    echo "$kind round $r: plain $p $unit, worker $w $unit, ratio $ratio; per CPU second: plain $pc, worker $wc, ratio $cpuratio"
-    plains+=("$p") workers+=("$w") ratios+=("$ratio") cpuratios+=("$cpuratio")
-  done
-  mp=$(printf '%s\n' "${plains[@]}" | median)
-  mw=$(printf '%s\n' "${workers[@]}" | median)
-  mr=$(printf '%s\n' "${ratios[@]}" | median)
-  mc=$(printf '%s\n' "${cpuratios[@]}" | median)
-  echo "$kind: median plain $mp $unit, median worker $mw $unit, median paired ratio $mr, per CPU second $mc"
-done
+rounds insert rows/s "$rounds"
+rounds read ops/s "$rounds"

@@ -145,19 +145,26 @@ impl Conn {
     }
 
     /// The connection's prepared copy of s, prepared on first use.
+    #[inline]
     pub fn stmt(&mut self, s: &Stmt) -> Result<&mut Statement<'static>, DbError> {
+        if !matches!(self.stmts.get(s.id), Some(Some(_))) {
+            self.prepare(s)?;
+        }
+        Ok(self.stmts[s.id].as_mut().expect("prepared"))
+    }
+
+    #[inline(never)]
+    fn prepare(&mut self, s: &Stmt) -> Result<(), DbError> {
         if self.stmts.len() <= s.id {
             self.stmts.resize_with(s.id + 1, || None);
         }
-        if self.stmts[s.id].is_none() {
-            let st = self.db.prepare(&s.sql)?;
-            // SAFETY: the statement borrows the boxed connection, whose
-            // address never changes, and is dropped before it (see Drop and
-            // the field order); it never leaves this Conn.
-            let st: Statement<'static> = unsafe { std::mem::transmute(st) };
-            self.stmts[s.id] = Some(st);
-        }
-        Ok(self.stmts[s.id].as_mut().expect("prepared just now"))
+        let st = self.db.prepare(&s.sql)?;
+        // SAFETY: the statement borrows the boxed connection, whose
+        // address never changes, and is dropped before it (see Drop and
+        // the field order); it never leaves this Conn.
+        let st: Statement<'static> = unsafe { std::mem::transmute(st) };
+        self.stmts[s.id] = Some(st);
+        Ok(())
     }
 
     fn forget(&mut self, id: usize) {
@@ -168,13 +175,19 @@ impl Conn {
 
     /// Runs s, prepared (cached) or ad hoc, with bind binding its
     /// parameters and each row handed to row (None: rows are not wanted).
-    pub fn run(
+    /// Generic, so that a caller's closures are inlined on the hot path.
+    #[inline]
+    pub fn run<B, R>(
         &mut self,
         s: &Stmt,
         prepared: bool,
-        bind: BindFn<'_>,
-        row: Option<RowFn<'_>>,
-    ) -> Result<(), DbError> {
+        bind: B,
+        row: Option<R>,
+    ) -> Result<(), DbError>
+    where
+        B: FnMut(&mut Statement<'_>) -> rusqlite::Result<()>,
+        R: FnMut(&rusqlite::Row<'_>) -> Result<(), DbError>,
+    {
         if prepared {
             let st = self.stmt(s)?;
             run_stmt(st, bind, row)
@@ -190,17 +203,18 @@ impl Conn {
     }
 }
 
-fn run_stmt(
-    st: &mut Statement<'_>,
-    bind: BindFn<'_>,
-    row: Option<RowFn<'_>>,
-) -> Result<(), DbError> {
+#[inline]
+fn run_stmt<B, R>(st: &mut Statement<'_>, mut bind: B, row: Option<R>) -> Result<(), DbError>
+where
+    B: FnMut(&mut Statement<'_>) -> rusqlite::Result<()>,
+    R: FnMut(&rusqlite::Row<'_>) -> Result<(), DbError>,
+{
     bind(st)?;
     match row {
         None => {
             st.raw_execute()?;
         }
-        Some(f) => {
+        Some(mut f) => {
             let mut rows = st.raw_query();
             while let Some(r) = rows.next()? {
                 f(r)?;
@@ -274,6 +288,7 @@ impl Pool {
     }
 
     /// The connection in the atomic slot, if any.
+    #[inline]
     fn take_hot(&self) -> Option<Box<Conn>> {
         let p = self.hot.swap(std::ptr::null_mut(), Acquire);
         // SAFETY: the slot only ever holds a pointer from Box::into_raw,
@@ -283,12 +298,18 @@ impl Pool {
 
     /// Borrows a connection, opening one when none is idle; with a pool
     /// size, waits for a free slot first.
+    #[inline]
     pub fn get(&self) -> Result<Box<Conn>, DbError> {
         if self.fast {
             if let Some(c) = self.take_hot() {
                 return Ok(c);
             }
         }
+        self.get_slow()
+    }
+
+    #[inline(never)]
+    fn get_slow(&self) -> Result<Box<Conn>, DbError> {
         let mut st = self.st.lock().expect("pool lock");
         if self.max_open > 0 {
             while st.busy >= self.max_open {
@@ -311,6 +332,7 @@ impl Pool {
     }
 
     /// Returns a connection (closing it under conn-per-op).
+    #[inline]
     pub fn put(&self, c: Box<Conn>) {
         if self.fast && !self.closed.load(Relaxed) {
             let raw = Box::into_raw(c);
@@ -349,6 +371,7 @@ impl Pool {
     }
 
     /// Runs f on a borrowed connection.
+    #[inline]
     pub fn with_conn<R>(
         &self,
         f: impl FnOnce(&mut Conn) -> Result<R, DbError>,
@@ -587,7 +610,12 @@ impl Session {
     }
 
     /// Runs a read statement on its pool.
-    pub fn query(&self, st: &Stmt, bind: BindFn<'_>, row: RowFn<'_>) -> Result<(), DbError> {
+    #[inline]
+    pub fn query<B, R>(&self, st: &Stmt, bind: B, row: R) -> Result<(), DbError>
+    where
+        B: FnMut(&mut Statement<'_>) -> rusqlite::Result<()>,
+        R: FnMut(&rusqlite::Row<'_>) -> Result<(), DbError>,
+    {
         let prepared = self.policy.prepared;
         st.pool.with_conn(|c| c.run(st, prepared, bind, Some(row)))
     }
@@ -680,13 +708,25 @@ impl Writer<'_> {
     pub fn exec(&mut self, st: &Stmt, bind: BindFn<'_>) -> Result<(), DbError> {
         let prepared = self.s.policy.prepared;
         match &mut self.tx {
-            Some((c, _)) => c.run(st, prepared, bind, None),
+            Some((c, _)) => c.run(st, prepared, bind, None::<RowFn<'_>>),
             None => {
                 self.lock();
-                let r = st.pool.with_conn(|c| c.run(st, prepared, bind, None));
+                let r = st
+                    .pool
+                    .with_conn(|c| c.run(st, prepared, bind, None::<RowFn<'_>>));
                 self.unlock();
                 r
             }
+        }
+    }
+
+    /// The open transaction's prepared copy of st, to bind and run many
+    /// times directly (as exec runs it there); None without a transaction
+    /// or when statements are not prepared.
+    pub fn tx_stmt(&mut self, st: &Stmt) -> Result<Option<&mut Statement<'static>>, DbError> {
+        match &mut self.tx {
+            Some((c, _)) if self.s.policy.prepared => c.stmt(st).map(Some),
+            _ => Ok(None),
         }
     }
 
