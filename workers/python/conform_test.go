@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -77,42 +78,14 @@ var jobCases = []foreigntest.Case{
 	{Name: "insert-bench-wal", Workload: "insert", Same: true, Acks: true,
 		Params:   map[string]string{"rows": "2000"},
 		Settings: map[string]string{"batch": "100", "journal": "wal"}},
-	{Name: "insert-users-multirow-immediate", Workload: "insert", Same: true,
-		Params:   map[string]string{"rows": "500", "schema": "users"},
-		Settings: map[string]string{"batch": "50", "rows-per-stmt": "7", "tx": "immediate"}},
-	{Name: "insert-account-autocommit-unprepared", Workload: "insert", Same: true,
-		Params:   map[string]string{"rows": "300", "schema": "account"},
-		Settings: map[string]string{"batch": "1", "prepared": "false", "sync": "off"}},
-	{Name: "insert-foo-one-tx", Workload: "insert", Same: true,
-		Params:   map[string]string{"rows": "5000", "schema": "foo"},
-		Settings: map[string]string{"batch": "5000", "rows-per-stmt": "3"}},
-	{Name: "insert-pages-memory", Workload: "insert", Same: true,
-		Params:   map[string]string{"rows": "100", "schema": "pages"},
-		Settings: map[string]string{"batch": "10", "in-memory": "true"}},
 	{Name: "insert-two-workers", RacyConns: true, Workload: "insert",
 		Params:   map[string]string{"rows": "1000", "workers": "2"},
 		Settings: map[string]string{"batch": "50", "journal": "wal"}},
-	{Name: "scan", Workload: "scan", Same: true,
-		Params: map[string]string{"rows": "3000"}},
-	{Name: "read-zipfian", Workload: "read", Same: true,
-		Params: map[string]string{"rows": "1000", "count": "500", "keys": "zipfian"}},
-	{Name: "read-duration-intervals", Workload: "read", Interval: 50 * time.Millisecond,
-		Params: map[string]string{"rows": "500", "duration": "300ms", "schema": "users"}},
-	{Name: "read-pool1-two-workers", RacyConns: true, Workload: "read",
-		Params:   map[string]string{"rows": "500", "count": "300", "workers": "2"},
-		Settings: map[string]string{"pool": "1"}},
-	{Name: "write-insert-users", Workload: "write", Same: true, Acks: true,
-		Params: map[string]string{"rows": "100", "count": "300", "schema": "users"}},
-	{Name: "write-update-batch", Workload: "write", Same: true,
-		Params:   map[string]string{"rows": "200", "count": "100", "schema": "account", "write-kind": "update"},
-		Settings: map[string]string{"batch": "5"}},
 	{Name: "write-upsert-latest", Workload: "write", Same: true,
 		Params: map[string]string{"rows": "200", "count": "200", "schema": "foo", "write-kind": "upsert", "keys": "latest"}},
 	{Name: "write-single-writer-mutex", RacyConns: true, Workload: "write", Same: true,
 		Params:   map[string]string{"rows": "100", "count": "100", "workers": "2"},
 		Settings: map[string]string{"writer": "single", "write-mutex": "true", "journal": "wal"}},
-	{Name: "mixed-open-loop", Workload: "mixed", Same: true, Interval: 40 * time.Millisecond,
-		Params: map[string]string{"rows": "300", "count": "200", "rate": "2000", "max-inflight": "1", "write-ratio": "30"}},
 	{Name: "mixed-open-poisson-warmup", RacyConns: true, Workload: "mixed",
 		Params: map[string]string{"rows": "300", "duration": "200ms", "warmup": "50ms", "rate": "1000",
 			"arrivals": "poisson", "write-kind": "update"}},
@@ -127,14 +100,6 @@ var jobCases = []foreigntest.Case{
 		Settings: map[string]string{"batch": "10", "rows-per-stmt": "3"}},
 	{Name: "read-missing", Workload: "read", Same: true, Before: runSQL("DELETE FROM bench"),
 		Params: map[string]string{"rows": "100", "count": "30"}},
-	{Name: "read-conn-per-op", Workload: "read", Same: true,
-		Params:   map[string]string{"rows": "100", "count": "50"},
-		Settings: map[string]string{"conn-per-op": "true"}},
-	{Name: "program-kv", File: "internal/spec/testdata/program/kv.toml", Same: true, Interval: 30 * time.Millisecond,
-		Params:   map[string]string{"keys": "1000", "count": "300"},
-		Settings: map[string]string{"journal": "wal"}},
-	{Name: "program-pagination", File: "examples/pagination.toml", Same: true,
-		Params: map[string]string{"rows": "2000", "depth": "500", "count": "20"}},
 	{Name: "program-ledger-immediate", File: "internal/spec/testdata/program/weighted.toml", Same: true, Acks: true,
 		Interval: 30 * time.Millisecond,
 		Params:   map[string]string{"seed": "7", "count": "300"},
@@ -151,7 +116,7 @@ func TestConformance(t *testing.T) {
 	// The Go worker's intervals add up exactly in these jobs too.
 	ref := foreigntest.Reference(t)
 	ref.Intervals = foreigntest.IntervalsExact
-	foreigntest.Conformance(t, ref, jobCases, ws...)
+	foreigntest.Conformance(t, ref, slices.Concat(foreigntest.CommonCases, jobCases), ws...)
 }
 
 // TestRefusals: a job the Python worker cannot run gets a one-line error

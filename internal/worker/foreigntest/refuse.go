@@ -37,7 +37,7 @@ var CommonRefusals = []Refusal{
 
 // Refusals checks that w refuses each job, and CommonRefusals, with a
 // one-line error holding what is wanted, and that the refused job left
-// its directory as it was.
+// its directory as it was (an in-memory job names a file there too).
 func Refusals(t *testing.T, w Worker, rs ...Refusal) {
 	t.Helper()
 	for _, r := range append(append([]Refusal(nil), CommonRefusals...), rs...) {
@@ -45,19 +45,24 @@ func Refusals(t *testing.T, w Worker, rs ...Refusal) {
 		for k, v := range r.Set {
 			j.Settings[k] = v
 		}
+		if !filepath.IsAbs(j.Path) { // an in-memory database's name: a file, to see that none is made
+			j.Path = filepath.Join(t.TempDir(), "bench.db")
+		}
 		Refuse(t, w, j, r.Want)
 	}
 }
 
-// Refuse checks that w refuses job with a one-line error holding want, and
-// that the directory of its database is left as it was.
-func Refuse(t *testing.T, w Worker, job *worker.Job, want string) {
+// Refuse checks that w refuses job with a one-line error holding each of
+// wants, and that the directory of its database is left as it was.
+func Refuse(t *testing.T, w Worker, job *worker.Job, wants ...string) {
 	t.Helper()
 	dir := filepath.Dir(job.Path)
 	before := snapshot(t, dir)
 	_, err := Converse(t, w.Argv, job, Options{})
-	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-		t.Errorf("%s %v %v: error %v, want one line with %q", job.Workload, job.Params, job.Settings, err, want)
+	for _, want := range wants {
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v %v: error %v, want one line with %q", job.Workload, job.Params, job.Settings, err, want)
+		}
 	}
 	if after := snapshot(t, dir); !reflect.DeepEqual(after, before) {
 		t.Errorf("%s %v: the refused job changed %s: %v, before %v", job.Workload, job.Params, dir, after, before)
@@ -94,8 +99,7 @@ func ForeignFile(t *testing.T, w Worker, want string) {
 	}
 	j := NewJob(t, Case{Workload: "insert"}, w.Target)
 	j.Path = path
-	Refuse(t, w, j, path)
-	Refuse(t, w, j, want)
+	Refuse(t, w, j, path, want)
 }
 
 // CancelCases are runs a cancel ends: closed and open loop, a load, a
