@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,9 @@ type Worker struct {
 	// OwnDDL: the worker creates the tables with CREATE statements of its
 	// own wording, so that the schemas' text differs from the reference's.
 	OwnDDL bool
+	// OwnConns names the jobs in which the worker opens another number of
+	// connections than the reference.
+	OwnConns []string
 }
 
 // IntervalRule says how a worker's interval events add up to its final
@@ -55,9 +59,13 @@ type IntervalRule int
 const (
 	// IntervalsExact: they cover the whole measured part and add up.
 	IntervalsExact IntervalRule = iota
-	// IntervalsTail: they cover it but for a last stretch shorter than a
-	// tenth of an interval (of a load workload: the last interval's done
-	// is at most the final's), and a tick read before the measured start.
+	// IntervalsLoadDone: they add up, but those of a load workload
+	// (insert) count its rows in done only: the last interval's done is
+	// at most the final's.
+	IntervalsLoadDone
+	// IntervalsTail: as IntervalsLoadDone, and they cover the measured
+	// part but for a last stretch shorter than a tenth of an interval and
+	// a tick read before the measured start.
 	IntervalsTail
 )
 
@@ -162,6 +170,17 @@ type Case struct {
 	// Before runs between set-up and run on the job's database; the
 	// function it returns runs after the run.
 	Before func(t *testing.T, path string) func()
+}
+
+// Without is cases but those named.
+func Without(cases []Case, names ...string) []Case {
+	var out []Case
+	for _, c := range cases {
+		if !slices.Contains(names, c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // NewJob is the job a controller sends for c to target tgt: every setting,
