@@ -98,7 +98,8 @@ func TestRefusals(t *testing.T) {
 	j := foreigntest.NewJob(t, c{Workload: "x"}, target)
 	j.Program = []byte(`{"version":2,"name":"x"}`)
 	foreigntest.Refuse(t, java, j, "program version 2: this worker runs version 1")
-	foreigntest.ForeignFile(t, java, " is not a SQLite database; name a new file")
+	foreigntest.ForeignFiles(t, java, foreigntest.Foreign{NotSQLite: " is not a SQLite database; name a new file",
+		NotOurs: "is a SQLite database litebench did not create (application_id 0x0)", Added: `holds table "mine" that litebench did not create`})
 }
 
 // TestCancel: a cancel during a run ends it promptly with an interrupted

@@ -120,7 +120,8 @@ func TestRefusals(t *testing.T) {
 
 // A database litebench did not create is left alone.
 func TestForeignFile(t *testing.T) {
-	foreigntest.ForeignFile(t, nodeWorker(t), "is not a SQLite database")
+	foreigntest.ForeignFiles(t, nodeWorker(t), foreigntest.Foreign{NotSQLite: "is not a SQLite database",
+		NotOurs: "is a SQLite database litebench did not create (application_id 0x0)", Added: `holds table "mine" that litebench did not create`})
 }
 
 // A cancel ends a run promptly, as interrupted, with what was measured.

@@ -128,24 +128,8 @@ func TestRefusals(t *testing.T) {
 		foreigntest.Refusal{Case: c{Workload: "mixed", Params: map[string]string{"write-ratio": "120"}}, Want: `--write-ratio "120": want a number from 0 to 100`},
 		foreigntest.Refusal{Case: c{Workload: "insert", Settings: map[string]string{"in-memory": "true", "journal": "wal"}}, Want: "--journal wal needs a file"})
 	foreigntest.Refuse(t, rw, foreigntest.NewJob(t, c{Workload: "insert"}, "mattn"), `target "mattn": this worker runs rust-rusqlite`)
-	foreigntest.ForeignFile(t, rw, "is not a SQLite database")
-	// A SQLite database litebench did not create is not touched either.
-	theirs := filepath.Join(t.TempDir(), "theirs.db")
-	foreigntest.Exec(t, theirs, "CREATE TABLE notes(x)")
-	job := foreigntest.NewJob(t, c{Workload: "insert"}, target)
-	job.Path = theirs
-	foreigntest.Refuse(t, rw, job, "litebench did not create (application_id 0x0)")
-	// A bench database someone added a table to is left alone too.
-	added := filepath.Join(t.TempDir(), "added.db")
-	job = foreigntest.NewJob(t, c{Workload: "insert", Params: map[string]string{"rows": "10"}}, target)
-	job.Path = added
-	if tk, err := foreigntest.Converse(t, rw.Argv, job, foreigntest.Options{}); err != nil || tk.Final.Status != "ok" {
-		t.Fatalf("insert: %v", err)
-	}
-	foreigntest.Exec(t, added, "CREATE TABLE mine(x)")
-	job = foreigntest.NewJob(t, c{Workload: "scan", Params: map[string]string{"rows": "10"}}, target)
-	job.Path = added
-	foreigntest.Refuse(t, rw, job, `holds table "mine" that litebench did not create`)
+	foreigntest.ForeignFiles(t, rw, foreigntest.Foreign{NotSQLite: "is not a SQLite database",
+		NotOurs: "litebench did not create (application_id 0x0)", Added: `holds table "mine" that litebench did not create`})
 }
 
 // TestDescribe: the Rust worker's workloads take the Go workloads'

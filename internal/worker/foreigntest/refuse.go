@@ -88,10 +88,22 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return m
 }
 
-// ForeignFile checks that w refuses to run on a file litebench did not
-// create, naming it in a one-line error holding want, and leaves it and
-// its directory untouched.
-func ForeignFile(t *testing.T, w Worker, want string) {
+// Foreign is how a worker words its refusals of files litebench did not
+// create (each error names the file too).
+type Foreign struct {
+	// NotSQLite: a file that is no SQLite database.
+	NotSQLite string
+	// NotOurs: a SQLite database without litebench's application id.
+	NotOurs string
+	// Added: a bench database that holds a table "mine" of the user's
+	// ("": the worker does not look for one, and that is not checked).
+	Added string
+}
+
+// ForeignFiles checks that w refuses to run on files litebench did not
+// create, or to which a table was added, and leaves them and their
+// directory untouched.
+func ForeignFiles(t *testing.T, w Worker, f Foreign) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mine.db")
 	if err := os.WriteFile(path, []byte("precious, not a database"), 0o644); err != nil {
@@ -99,7 +111,27 @@ func ForeignFile(t *testing.T, w Worker, want string) {
 	}
 	j := NewJob(t, Case{Workload: "insert"}, w.Target)
 	j.Path = path
-	Refuse(t, w, j, path, want)
+	Refuse(t, w, j, path, f.NotSQLite)
+
+	theirs := filepath.Join(t.TempDir(), "theirs.db")
+	Exec(t, theirs, "CREATE TABLE notes(x)")
+	j = NewJob(t, Case{Workload: "insert"}, w.Target)
+	j.Path = theirs
+	Refuse(t, w, j, theirs, f.NotOurs)
+
+	if f.Added == "" {
+		return
+	}
+	added := filepath.Join(t.TempDir(), "added.db")
+	j = NewJob(t, Case{Workload: "insert", Params: map[string]string{"rows": "10"}}, w.Target)
+	j.Path = added
+	if tk, err := Converse(t, w.Argv, j, Options{}); err != nil || tk.Final.Status != results.StatusOK {
+		t.Fatalf("insert: %v", err)
+	}
+	Exec(t, added, "CREATE TABLE mine(x)")
+	j = NewJob(t, Case{Workload: "scan", Params: map[string]string{"rows": "10"}}, w.Target)
+	j.Path = added
+	Refuse(t, w, j, added, f.Added)
 }
 
 // CancelCases are runs a cancel ends: closed and open loop, a load, a
