@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -25,10 +24,7 @@ const target = "java-sqlite-jdbc"
 // javaWorker is the built worker, run by java.
 func javaWorker(t *testing.T) foreigntest.Worker {
 	t.Helper()
-	jar, err := filepath.Abs(filepath.Join("target", "litebench-worker.jar"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	jar := foreigntest.Abs(t, "target", "litebench-worker.jar")
 	_, jarErr := os.Stat(jar)
 	_, javaErr := exec.LookPath("java")
 	if jarErr != nil || javaErr != nil {

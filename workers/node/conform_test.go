@@ -26,10 +26,7 @@ const target = "node-better-sqlite3"
 // sets it).
 func nodeWorker(t *testing.T) foreigntest.Worker {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := foreigntest.Abs(t, ".")
 	if _, err := exec.LookPath("node"); err != nil {
 		foreigntest.Require(t, "LITEBENCH_NODE_REQUIRED", "node is not on PATH")
 	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node")); err != nil {

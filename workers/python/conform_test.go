@@ -27,10 +27,7 @@ var clients = []string{"sqlite3", "apsw"}
 // they fail instead.
 func pythonWorkers(t *testing.T) []foreigntest.Worker {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := foreigntest.Abs(t, ".")
 	if _, err := os.Stat(filepath.Join(dir, ".venv", "bin", "python")); err != nil {
 		foreigntest.Require(t, "LITEBENCH_PYTHON_REQUIRED", "workers/python/.venv missing: run workers/python/setup.sh")
 	}
@@ -71,9 +68,11 @@ func runSQL(q string) func(*testing.T, string) func() {
 	}
 }
 
-// RacyConns marks the jobs of several workers (or open-loop executors) or
-// of readers and writers, whose pools open connections as their
-// operations overlap.
+// The Python worker's own jobs (beside foreigntest.CommonCases): Same
+// marks the deterministic ones; RacyConns the jobs of several workers (or
+// open-loop executors) or of readers and writers, whose pools open
+// connections as their operations overlap; Before the ones that fail
+// operations on purpose (TestErrorKinds).
 var jobCases = []foreigntest.Case{
 	{Name: "insert-bench-wal", Workload: "insert", Same: true, Acks: true,
 		Params:   map[string]string{"rows": "2000"},

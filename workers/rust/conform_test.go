@@ -32,10 +32,7 @@ const target = "rust-rusqlite"
 // Its intervals leave out a last stretch shorter than a tenth of one.
 func rustWorker(t *testing.T) foreigntest.Worker {
 	t.Helper()
-	bin, err := filepath.Abs(filepath.Join("target", "release", "litebench-worker-rust"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := foreigntest.Abs(t, "target", "release", "litebench-worker-rust")
 	if _, err := os.Stat(bin); err != nil {
 		foreigntest.Require(t, "LITEBENCH_RUST_REQUIRED", "the Rust worker is not built: run workers/rust/build.sh")
 	}

@@ -4,7 +4,7 @@
 // through the worker, and the two must agree on what they wrote and report
 // what they measured the way the reference does. Each worker's
 // conform_test.go names its command line and its jobs, and calls
-// Conformance, Refusals, ForeignFile, Cancel and Describe.
+// Conformance, Refusals, ForeignFiles, Cancel and Describe.
 package foreigntest
 
 import (
@@ -131,13 +131,20 @@ func Reference(t *testing.T) Worker {
 	return Worker{Target: RefTarget, Lang: "go1.", Argv: []string{Litebench(t), "worker"}, Intervals: IntervalsTail}
 }
 
-// Root is the repository's root directory.
-func Root(t *testing.T) string {
+// Abs is the absolute path of elems joined, from the test's directory.
+func Abs(t *testing.T, elems ...string) string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
+	p, err := filepath.Abs(filepath.Join(elems...))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// Root is the repository's root directory.
+func Root(t *testing.T) string {
+	t.Helper()
+	dir := Abs(t, ".")
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir
