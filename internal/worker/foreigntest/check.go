@@ -76,7 +76,7 @@ func Check(t *testing.T, w Worker, c Case, tk *Talk) {
 	m := Metrics(tk.Final)
 	// Upserts insert rows beyond the table without claiming them; failed
 	// inserts claimed rows they did not write.
-	if c.Params["write-kind"] != "upsert" && c.Before == nil && !Erred(tk.Final) &&
+	if c.Params["write-kind"] != "upsert" && c.Before == nil && !c.MayFail &&
 		m["table_rows_after"] != m["table_rows_before"]+m["rows_inserted"] {
 		t.Errorf("%s: %v rows after the run, %v before and %v inserted", who, m["table_rows_after"],
 			m["table_rows_before"], m["rows_inserted"])
@@ -95,7 +95,7 @@ func Check(t *testing.T, w Worker, c Case, tk *Talk) {
 // service time.
 func checkOp(t *testing.T, who string, c Case, o results.Op, part bool) {
 	t.Helper()
-	svc := decode(t, who, o.Name, o.Hist, o.Count+o.Overrun, metrics.NewHistogram())
+	svc := decode(t, who, o.Name, o.Hist, o.Count+o.Overrun > 0 || len(o.Errors) == 0, metrics.NewHistogram())
 	if want := Summary(svc); !reflect.DeepEqual(o.Service, want) {
 		t.Errorf("%s: %s: service summary %v, hdrhistogram-go says %v", who, o.Name, o.Service, want)
 	}
@@ -114,7 +114,7 @@ func checkOp(t *testing.T, who string, c Case, o results.Op, part bool) {
 		t.Errorf("%s: %s: open loop without a response histogram", who, o.Name)
 		return
 	}
-	resp := decode(t, who, o.Name, o.RespHist, o.Count, metrics.NewHistogram())
+	resp := decode(t, who, o.Name, o.RespHist, true, metrics.NewHistogram())
 	if want := Summary(resp); !reflect.DeepEqual(o.Response, want) {
 		t.Errorf("%s: %s: response summary %v, hdrhistogram-go says %v", who, o.Name, o.Response, want)
 	}
@@ -133,13 +133,13 @@ func checkOp(t *testing.T, who string, c Case, o results.Op, part bool) {
 
 // decode decodes an op's histogram, which must have layout's figures and
 // range (litebench's: three significant figures from 1 ns to 10 minutes,
-// two in an interval). An op that recorded nothing (one that only failed)
-// may have none.
-func decode(t *testing.T, who, op, s string, recorded int64, layout *hdr.Histogram) *hdr.Histogram {
+// two in an interval). Only an op that recorded nothing, having only
+// failed, may have none (want false).
+func decode(t *testing.T, who, op, s string, want bool, layout *hdr.Histogram) *hdr.Histogram {
 	t.Helper()
 	if s == "" {
-		if recorded > 0 {
-			t.Errorf("%s: %s: no histogram for %d values", who, op, recorded)
+		if want {
+			t.Errorf("%s: %s: no histogram", who, op)
 		}
 		return layout
 	}
@@ -195,7 +195,7 @@ func checkIntervals(t *testing.T, w Worker, c Case, tk *Talk, felt map[string]in
 	seen := map[string]int64{}
 	for _, iv := range tk.Intervals {
 		for _, o := range iv.Ops {
-			if h := decode(t, who, o.Name, o.Hist, o.Count, metrics.NewIntervalHistogram()); h.TotalCount() != o.Count {
+			if h := decode(t, who, o.Name, o.Hist, true, metrics.NewIntervalHistogram()); h.TotalCount() != o.Count {
 				t.Errorf("%s: interval %s: %d samples for %d operations", who, o.Name, h.TotalCount(), o.Count)
 			}
 			if _, ok := felt[o.Name]; parts[o.Name] != "" || !ok && o.Count > 0 {
@@ -215,16 +215,6 @@ func checkIntervals(t *testing.T, w Worker, c Case, tk *Talk, felt map[string]in
 			t.Errorf("%s: %s: intervals count %d operations, final %d", who, name, seen[name], n)
 		}
 	}
-}
-
-// Erred says whether any op of a final event failed.
-func Erred(ev worker.Event) bool {
-	for _, o := range ev.FinalOps {
-		if len(o.Errors) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Metrics is a final event's workload figures by name.

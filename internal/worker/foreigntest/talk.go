@@ -172,8 +172,12 @@ type Case struct {
 	// RacyConns: how many connections open depends on how the job's
 	// operations overlap.
 	RacyConns bool
-	Interval  time.Duration
-	Acks      bool
+	// MayFail: operations may fail by timing (busy under contention), so
+	// that what is done and the rows written are not the reference's, nor
+	// the rows inserted all written.
+	MayFail  bool
+	Interval time.Duration
+	Acks     bool
 	// Before runs between set-up and run on the job's database; the
 	// function it returns runs after the run.
 	Before func(t *testing.T, path string) func()
