@@ -127,10 +127,8 @@ func TestRefusals(t *testing.T) {
 	for _, w := range pythonWorkers(t) {
 		foreigntest.Refusals(t, w, foreigntest.Refusal{Case: foreigntest.Case{Workload: "paginate"},
 			Want: `workload "paginate" is not supported`})
-		// The Python worker does not look for tables added to a bench
-		// database (Foreign.Added).
 		foreigntest.ForeignFiles(t, w, foreigntest.Foreign{NotSQLite: "not created by litebench (not a SQLite database)",
-			NotOurs: "not created by litebench (application_id 0x0)"})
+			NotOurs: "not created by litebench (application_id 0x0)", Added: `holds table "mine" that litebench did not create`})
 	}
 }
 

@@ -4,8 +4,13 @@ error kinds, the ownership check and the content digest."""
 
 import hashlib
 import os
+import re
+import sqlite3
 import sys
 import threading
+import urllib.parse
+
+from . import gen
 
 BENCH_APP_ID = 0x4C420002
 
@@ -187,8 +192,48 @@ class Pool:
             self.held = None
 
 
-def check_owned(path, app_id=BENCH_APP_ID):
-    """None when path may be used: absent, empty, or a SQLite file carrying app_id."""
+_CREATED = re.compile(
+    r"""\s*(?:(?:--[^\n]*(?:\n|$)|/\*.*?\*/)\s*)*create\s+(?:(?:temp|temporary|unique|virtual)\s+)*"""
+    r"""(?:table|index|view|trigger)\s+(?:if\s+not\s+exists\s+)?["`\[]?([A-Za-z_][A-Za-z0-9_]*)""",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def created_name(q):
+    """The name of the table, index, view or trigger statement q creates, or None."""
+    m = _CREATED.match(q)
+    return m.group(1) if m else None
+
+
+def own_objects(statements):
+    """The lower-cased names a workload's CREATE statements make."""
+    return {n.lower() for n in map(created_name, statements) if n}
+
+
+BENCH_OBJECTS = own_objects(q for sc in gen.SCHEMAS.values() for q in sc.create)
+
+
+def foreign_object(path, allowed):
+    """The first table or index (or any view or trigger) in path's schema
+    that is neither SQLite's nor in allowed, as 'table "x"'; None if none.
+    The main file is read as it is (immutable: no lock, no journal, no
+    companion file created)."""
+    uri = "file:%s?mode=ro&immutable=1" % urllib.parse.quote(os.path.abspath(path))
+    conn = sqlite3.connect(uri, uri=True)
+    try:
+        rows = conn.execute("SELECT type, name FROM sqlite_master ORDER BY rowid").fetchall()
+    finally:
+        conn.close()
+    for typ, name in rows:
+        ours = typ in ("table", "index") and (name.lower().startswith("sqlite_") or name.lower() in allowed)
+        if not ours:
+            return '%s "%s"' % (typ, name)
+    return None
+
+
+def check_owned(path, app_id=BENCH_APP_ID, allowed=BENCH_OBJECTS):
+    """None when path may be used: absent, empty, or a SQLite file carrying
+    app_id whose tables and indexes are all in allowed (lower-cased names)."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -204,6 +249,10 @@ def check_owned(path, app_id=BENCH_APP_ID):
     got = int.from_bytes(hdr[68:72], "big")
     if got != app_id:
         return "%s: not created by litebench (application_id %#x)" % (path, got)
+    other = foreign_object(path, allowed)
+    if other:
+        fix = "litebench leaves it alone: name a new file, or remove it yourself"
+        return "%s: holds %s that litebench did not create; %s" % (path, other, fix)
     return None
 
 

@@ -7,7 +7,7 @@ native operations, [insert] programs and the checks after the run."""
 import threading
 from time import perf_counter_ns as pc
 
-from . import columns, exprs, gen
+from . import columns, db, exprs, gen
 from .ops import NEVER, Engine, Lane
 from .settings import BadInput
 from .workloads import (
@@ -99,6 +99,12 @@ def mix_chooser(seed, mix):
 class Program:
     """A program's set-up, run (closed or open loop, or an [insert] load)
     and checks."""
+
+    def own_objects(self):
+        """The lower-cased names of the tables and indexes the program
+        creates: its tables, their DDL's and its init's."""
+        statements = [q for t in self.p.get("tables") or [] for q in t.get("create") or []]
+        return {t.name.lower() for t in self.tables} | db.own_objects(statements + list(self.p.get("init") or []))
 
     def __init__(self, prog, s):
         if prog.get("version") != 1:

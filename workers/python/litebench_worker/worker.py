@@ -69,7 +69,10 @@ class Worker:
         path = job.get("path", "")
         memory = s.bool("in-memory")
         if not memory:
-            why = db.check_owned(path)
+            allowed = db.BENCH_OBJECTS
+            if isinstance(self.wl, Program):
+                allowed = allowed | self.wl.own_objects()
+            why = db.check_owned(path, allowed=allowed)
             if why:
                 raise BadInput("refusing to use " + why)
         pool = self.pool = db.Pool(

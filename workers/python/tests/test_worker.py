@@ -143,3 +143,36 @@ def test_check_owned(tmp_path):
     p.write_bytes(b"hello")
     assert "not a SQLite database" in db.check_owned(str(p))
     assert "is a directory" in db.check_owned(str(tmp_path))
+
+
+def test_created_name():
+    for q, want in [
+        ("CREATE TABLE account(id INTEGER PRIMARY KEY)", "account"),
+        ('-- the log\n/* x */ create unique index if not exists "ix_a" ON a(b)', "ix_a"),
+        ("CREATE TEMP TABLE [t1](x)", "t1"),
+        ("INSERT INTO t VALUES (1)", None),
+        ("CREATE VIEW v AS SELECT 1", "v"),
+    ]:
+        assert db.created_name(q) == want, q
+
+
+def test_check_owned_refuses_a_users_table(tmp_path):
+    import sqlite3
+
+    p = tmp_path / "b.db"
+    c = sqlite3.connect(str(p))
+    c.execute("PRAGMA application_id = %d" % db.BENCH_APP_ID)
+    c.execute(db.gen.SCHEMAS["users"].create[0])
+    c.execute(db.gen.SCHEMAS["users"].create[1])
+    c.commit()
+    assert db.check_owned(str(p)) is None
+    c.execute("CREATE TABLE kv(id INTEGER PRIMARY KEY)")
+    c.commit()
+    assert db.check_owned(str(p), allowed=db.BENCH_OBJECTS | {"kv"}) is None
+    c.execute("CREATE TABLE mine(x)")
+    c.commit()
+    c.close()
+    before = sorted(x.name for x in tmp_path.iterdir())
+    why = db.check_owned(str(p), allowed=db.BENCH_OBJECTS | {"kv"})
+    assert 'holds table "mine" that litebench did not create' in why
+    assert sorted(x.name for x in tmp_path.iterdir()) == before
