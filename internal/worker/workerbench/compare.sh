@@ -21,7 +21,7 @@ rounds=${ROUNDS:-5}
 go build -o bench/plain ./bench
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/litebench-go-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. ../bench/rounds.sh # median and rounds: the paired rounds every worker's bench shares
 side() { # side plain|worker insert|read: one measurement, "wall cpu"
   rm -f "$tmp"/bench.db*
   if [ "$1" = plain ]; then
@@ -35,24 +35,6 @@ echo "load before: $(uptime)"
 for kind in ${WORKLOADS:-insert read}; do
   unit=rows/s
   [ "$kind" = read ] && unit=reads/s
-  plains=() workers=() ratios=() cpuratios=()
-  for r in $(seq "$rounds"); do
-    if [ $((r % 2)) = 1 ]; then
-      read -r p pc < <(side plain "$kind")
-      read -r w wc < <(side worker "$kind")
-    else
-      read -r w wc < <(side worker "$kind")
-      read -r p pc < <(side plain "$kind")
-    fi
-    ratio=$(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')
-    cpuratio=$(awk -v p="$pc" -v w="$wc" 'BEGIN {printf "%.3f", w / p}')
-    echo "$kind round $r: plain $p $unit, worker $w $unit, ratio $ratio; per CPU second: plain $pc, worker $wc, ratio $cpuratio"
-    plains+=("$p") workers+=("$w") ratios+=("$ratio") cpuratios+=("$cpuratio")
-  done
-  mp=$(printf '%s\n' "${plains[@]}" | median)
-  mw=$(printf '%s\n' "${workers[@]}" | median)
-  mr=$(printf '%s\n' "${ratios[@]}" | median)
-  mc=$(printf '%s\n' "${cpuratios[@]}" | median)
-  echo "$kind: median plain $mp $unit, median worker $mw $unit; median paired ratio worker/plain: wall $mr, per CPU second $mc"
+  rounds "$kind" "$unit" "$rounds"
 done
 echo "load after: $(uptime)"
