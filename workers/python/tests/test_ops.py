@@ -1,11 +1,14 @@
 """The point-read loop and the insert loop as the runner sees them: every
 operation counted once, as a success in the histogram or as an error."""
 
+import itertools
+import sqlite3
 import threading
 
 import pytest
 
-from litebench_worker import db
+from litebench_worker import db, hist
+from litebench_worker import ops as ops_mod
 from litebench_worker.worker import Worker
 
 
@@ -64,3 +67,89 @@ def test_insert_statements_each_recorded(client, tmp_path):
     # statements of 7 rows and one of 3
     assert ops["insert"]["service"]["count"] == 23 * 15 + 7
     assert ops["begin"]["count"] == ops["commit"]["count"] == 24
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_reads_by_count_shared_by_workers(client, tmp_path):
+    # The workers share the count: together they run it exactly.
+    fin, ops = run(client, str(tmp_path / "r.db"), "read", {"rows": "1000", "count": "2345", "workers": "3"})
+    assert fin["done"] == ops["read"]["count"] == ops["read"]["service"]["count"] == 2345
+
+
+def read_loop(client, path, monkeypatch, step, count=0, duration=0, delete=None):
+    """Engine.read_loop of one worker over 1,000 rows, reading a clock that
+    moves `step` ns a reading: every latency it records is `step`."""
+    w = Worker(db.Client(client), threading.Event())
+    job = {"workload": "read", "path": path, "params": {"rows": "1000", "count": "1"}, "settings": {}}
+    try:
+        w.setup(job)
+        if delete:
+            w.pool.run(delete)
+        wl, env = w.wl, w.env
+        wl.read_sql, wl.wpool, wl.env = "SELECT ID,rand,hash FROM bench WHERE ID = ?", env.pool, env
+        wl.count, wl.duration = count, duration
+        monkeypatch.setattr(ops_mod, "pc", itertools.count(10**9, step).__next__)
+        eng = ops_mod.Engine(env, wl)
+        eng.claimed = itertools.count(1)
+        ex = ops_mod.Executor(wl, 0, ops_mod.READ, 1, 0)
+        reads = [0]
+        if client == "sqlite3":
+            # SELECTs counted as they run: each read's outcome is recorded once
+
+            class Counting(sqlite3.Cursor):
+                def execute(self, sql, args=()):
+                    reads[0] += 1
+                    return super().execute(sql, args)
+
+            ex.rconn.cur = ex.rconn.raw.cursor(factory=Counting)
+        eng.begin(ops_mod.pc())
+        lane = ops_mod.Lane(eng, ops_mod.READ)
+        try:
+            eng.read_loop(lane, ex)
+        finally:
+            ex.close()
+        return lane.rec, reads[0]
+    finally:
+        w.close()
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_read_loop_records_every_read_once(client, tmp_path, monkeypatch):
+    # 5,000 reads by count, the limits checked every 1 ms (200 readings):
+    # each read's latency, one clock step, recorded once.
+    rec, reads = read_loop(client, str(tmp_path / "r.db"), monkeypatch, 5000, count=5000)
+    h = rec.hist(ops_mod.READ)
+    assert rec.count[ops_mod.READ] == sum(h) == h[hist.FULL.index(5000)] == 5000
+    assert reads in (0, 5000)
+    assert not rec.err_total[ops_mod.READ]
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_read_loop_counts_missing_rows_once(client, tmp_path, monkeypatch):
+    # A missing row is an error, not a latency; the reads around it are
+    # recorded, and it uses up one read of the count.
+    rec, reads = read_loop(
+        client, str(tmp_path / "r.db"), monkeypatch, 5000, count=3000, delete="DELETE FROM bench WHERE ID % 3 = 0"
+    )
+    assert reads in (0, 3000)
+    h, missing = rec.hist(ops_mod.READ), rec.errs[ops_mod.READ][hist.ERROR_KINDS.index("missing")]
+    assert 700 < missing < 1300
+    assert sum(h) == h[hist.FULL.index(5000)] == 3000 - missing == rec.count[ops_mod.READ]
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_read_loop_stops_at_the_deadline(client, tmp_path, monkeypatch):
+    # A duration of 10.0025 ms, a reading every 7 µs: the reads that end
+    # inside it count, the one that ends past it is an overrun, and none
+    # starts after it.
+    rec, reads = read_loop(client, str(tmp_path / "r.db"), monkeypatch, 7000, duration=10_002_500)
+    h = rec.hist(ops_mod.READ)
+    assert rec.overrun[ops_mod.READ] == 1
+    assert sum(rec.overruns[ops_mod.READ]) == 1
+    assert sum(h) == h[hist.FULL.index(7000)] == rec.count[ops_mod.READ]
+    # Up to 10,003 µs, 1,430 readings: each a read's end, or the start of
+    # the run, of a check or of a chunk of reads (a chunk of one read in the
+    # last 2 ms).
+    assert 1200 < sum(h) < 1430
+    if reads:
+        assert reads == sum(h) + 1
