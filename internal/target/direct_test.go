@@ -397,3 +397,42 @@ func TestDirectStatementsPreparedOncePerConnection(t *testing.T) {
 		t.Errorf("%d statements prepared for 2 SQL texts on one connection", f.prepares)
 	}
 }
+
+// A query under WithQueryReturned calls its hook once, before the first
+// row; until such a context exists, a query under a context that cannot be
+// cancelled (as the workloads' statements run) looks nothing up and
+// allocates nothing.
+func TestQueryReturnedHook(t *testing.T) {
+	used := queryReturnedUsed.Load()
+	t.Cleanup(func() { queryReturnedUsed.Store(used) })
+	queryReturnedUsed.Store(false)
+	d := openFake(t, &rawFake{quiet: true}, PoolOptions{})
+	defer d.Close()
+	ctx := context.WithoutCancel(context.Background())
+	st, _ := d.Prepare(ctx, "SELECT ?")
+	var a Args
+	var n int64
+	dest := []any{&n} // a reused row sink
+	scan := func(r Row) error { return r.Scan(dest...) }
+	allocs := testing.AllocsPerRun(100, func() {
+		a.Reset()
+		a.Int(1)
+		if err := st.Query(ctx, &a, scan); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per query, want 0", allocs)
+	}
+	calls, rows := 0, 0
+	hooked := WithQueryReturned(ctx, func() {
+		if rows != 0 {
+			t.Error("hook called after a row was read")
+		}
+		calls++
+	})
+	err := st.Query(hooked, A(int64(1)), func(Row) error { rows++; return nil })
+	if err != nil || calls != 1 || rows != 2 {
+		t.Errorf("hook called %d times, %d rows (%v), want 1 and 2", calls, rows, err)
+	}
+}
