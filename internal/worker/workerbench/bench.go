@@ -47,8 +47,22 @@ var (
 	Reads    int64
 )
 
+// Interval is how often the worker reports an interval. callgrind.sh
+// sets LITEBENCH_BENCH_INTERVAL=0 (none): under valgrind a clock-driven
+// report comes some fifty times as often per operation as at full speed,
+// and how often depends on the machine's load, which the count of
+// instructions per operation must not.
+var Interval = time.Second
+
 // sizes reads the environment's sizes.
 func sizes() error {
+	if s := os.Getenv("LITEBENCH_BENCH_INTERVAL"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("LITEBENCH_BENCH_INTERVAL=%q: want a duration (0: none)", s)
+		}
+		Interval = d
+	}
 	for _, v := range []struct {
 		name string
 		to   *int64
@@ -286,7 +300,7 @@ func viaWorker(prog, path, target, wl string, set, params map[string]string) (fl
 		return 0, 0, err
 	}
 	job := &worker.Job{RunID: "bench", Workload: wl, Params: params, Settings: set, Target: target, Path: path,
-		IntervalNS: int64(time.Second)}
+		IntervalNS: int64(Interval)}
 	if _, err := p.Setup(ctx, job); err != nil {
 		return 0, 0, err
 	}

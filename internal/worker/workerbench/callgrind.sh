@@ -10,7 +10,8 @@
 # and READS2 reads, 10000 and 40000, on READ_ROWS rows, 100000). The
 # worker's figure includes its harness (load engine, histograms, pool);
 # the plain loop's, the rows' generation (the worker's, generated inline,
-# is in its figure too). Takes a few minutes.
+# is in its figure too), not its interval reports (see bench.go's
+# Interval). Takes a few minutes.
 set -euo pipefail
 dir=$1 prog=$2
 cd "$dir"
@@ -19,6 +20,9 @@ go build -o bench/plain ./bench
 # Callgrind fails an assertion on the signals of the Go runtime's
 # asynchronous preemption: it is turned off (for both sides alike).
 export GODEBUG=${GODEBUG:+$GODEBUG,}asyncpreemptoff=1
+# No interval reports: under valgrind they come far more often per
+# operation than at full speed, as often as the machine's load makes them.
+export LITEBENCH_BENCH_INTERVAL=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/litebench-go-callgrind.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/worker" <<EOS
