@@ -189,9 +189,15 @@ func (e *executor) tableRead(s *topState) error {
 	op := s.op
 	sc := op.t.schema
 	i := nextKey(&e.x, op.dist, op.zipf, op.t.claims.visible.Load())
-	s.arena.Reset()
 	e.args.Reset()
-	e.args.Add(sc.Key(op.t.seed, i, &s.arena))
+	if sc.IntKey() {
+		// An integer key goes into the arguments as it is, not boxed
+		// into the arena to be unboxed again.
+		e.args.Int(sc.KeyInt(op.t.seed, i))
+	} else {
+		s.arena.Reset()
+		e.args.Add(sc.Key(op.t.seed, i, &s.arena))
+	}
 	s.found = false
 	if err := op.prep.Query(e.ctx, &e.args, s.sink); err != nil {
 		return err

@@ -230,7 +230,15 @@ type ValuesBinder interface {
 
 // Bind binds a's values to parameters 1..a.Len() of b.
 func Bind(b Binder, a *Args) error {
-	if vb, ok := b.(ValuesBinder); ok && a.Err() == nil {
+	vb, _ := b.(ValuesBinder)
+	return bind(b, vb, a)
+}
+
+// bind is Bind for a b whose ValuesBinder, vb (nil when it is none), the
+// caller found once: the pool keeps it with each prepared statement rather
+// than asserting it on every execution.
+func bind(b Binder, vb ValuesBinder, a *Args) error {
+	if vb != nil && a.Err() == nil {
 		return vb.BindValues(a.Values())
 	}
 	a.unbox()

@@ -103,15 +103,20 @@ func openDirect(open func(engine.Endpoint) (RawConn, error), ep engine.Endpoint,
 }
 
 type directDB struct {
-	open   func(engine.Endpoint) (RawConn, error)
-	ep     engine.Endpoint
-	p      PoolOptions
-	begin  string
-	sem    chan struct{} // nil when unlimited
-	mu     sync.Mutex
-	idle   []*directConn
+	open  func(engine.Endpoint) (RawConn, error)
+	ep    engine.Endpoint
+	p     PoolOptions
+	begin string
+	sem   chan struct{} // nil when unlimited
+	mu    sync.Mutex
+	idle  []*directConn
+	// hot is the connection returned last, kept out of idle: a borrow
+	// that finds it there (a worker taking back the connection it has
+	// just returned, the usual case) costs one atomic swap, not the lock
+	// twice. hot and idle together are the idle connections.
+	hot    atomic.Pointer[directConn]
 	keep   *directConn
-	closed bool
+	closed atomic.Bool // set under mu
 	opened atomic.Int64
 	stmts  atomic.Int64 // statements prepared: the next one's id
 }
@@ -121,14 +126,28 @@ type directDB struct {
 type directConn struct {
 	d     *directDB
 	raw   RawConn
-	cache map[string]RawStmt // prepared statements by SQL
+	cache map[string]prepared // prepared statements by SQL
 	// byID holds the cache's statements by the id of the directStmt that
 	// runs them: an operation finds its statement by index, not by
 	// hashing its SQL.
-	byID    []RawStmt
+	byID    []prepared
 	tx      directTx
 	txStmts map[*directStmt]*directTxStmt
 	row     rawRow // the current row handed to a query's fn
+}
+
+// prepared is a statement of a connection and, when its driver binds a
+// statement's values in one call, the same statement as a ValuesBinder:
+// found once, when it is prepared, instead of by a type assertion on
+// every execution.
+type prepared struct {
+	st RawStmt
+	vb ValuesBinder // nil: the driver binds one value at a time
+}
+
+func newPrepared(st RawStmt) prepared {
+	vb, _ := st.(ValuesBinder)
+	return prepared{st, vb}
 }
 
 var (
@@ -148,7 +167,7 @@ func (d *directDB) connect() (*directConn, error) {
 		}
 	}
 	d.opened.Add(1)
-	c := &directConn{d: d, raw: raw, cache: map[string]RawStmt{}, txStmts: map[*directStmt]*directTxStmt{}}
+	c := &directConn{d: d, raw: raw, cache: map[string]prepared{}, txStmts: map[*directStmt]*directTxStmt{}}
 	c.tx.c = c
 	return c, nil
 }
@@ -165,8 +184,11 @@ func (d *directDB) get(ctx context.Context) (*directConn, error) {
 			return nil, ctx.Err()
 		}
 	}
+	if c := d.hot.Swap(nil); c != nil {
+		return c, nil
+	}
 	d.mu.Lock()
-	if d.closed {
+	if d.closed.Load() {
 		d.mu.Unlock()
 		d.release()
 		return nil, errClosed
@@ -194,8 +216,19 @@ func (d *directDB) release() {
 
 // put returns c to the pool, or closes it under conn-per-op.
 func (d *directDB) put(c *directConn) {
+	if !d.p.ConnPerOp && d.hot.CompareAndSwap(nil, c) {
+		// Close may have emptied hot before c went in: whichever of the
+		// two sees the other's write takes c out and closes it.
+		if d.closed.Load() {
+			if c := d.hot.Swap(nil); c != nil {
+				c.close()
+			}
+		}
+		d.release()
+		return
+	}
 	d.mu.Lock()
-	if d.p.ConnPerOp || d.closed {
+	if d.p.ConnPerOp || d.closed.Load() {
 		d.mu.Unlock()
 		c.close()
 	} else {
@@ -207,7 +240,7 @@ func (d *directDB) put(c *directConn) {
 
 func (c *directConn) close() {
 	for _, s := range c.cache {
-		s.Close()
+		s.st.Close()
 	}
 	c.raw.Close()
 }
@@ -223,7 +256,7 @@ func (c *directConn) exec(ctx context.Context, q string, a *Args) error {
 	if err != nil {
 		return err
 	}
-	err = c.run(ctx, st, a, nil)
+	err = c.run(ctx, newPrepared(st), a, nil)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -238,41 +271,42 @@ func (c *directConn) query(ctx context.Context, q string, a *Args, fn func(Row) 
 	if err != nil {
 		return err
 	}
-	err = c.run(ctx, st, a, fn)
+	err = c.run(ctx, newPrepared(st), a, fn)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-func (c *directConn) cached(q string) (RawStmt, error) {
-	if st, ok := c.cache[q]; ok {
-		return st, nil
+func (c *directConn) cached(q string) (prepared, error) {
+	if p, ok := c.cache[q]; ok {
+		return p, nil
 	}
 	st, err := c.raw.Prepare(q)
 	if err != nil {
-		return nil, err
+		return prepared{}, err
 	}
-	c.cache[q] = st
-	return st, nil
+	p := newPrepared(st)
+	c.cache[q] = p
+	return p, nil
 }
 
 // stmt is s's statement on c, prepared on first use.
-func (c *directConn) stmt(s *directStmt) (RawStmt, error) {
+func (c *directConn) stmt(s *directStmt) (prepared, error) {
 	if s.id < len(c.byID) {
-		if st := c.byID[s.id]; st != nil {
-			return st, nil
+		if p := c.byID[s.id]; p.st != nil {
+			return p, nil
 		}
 	}
-	st, err := c.cached(s.q)
+	p, err := c.cached(s.q)
 	if err != nil {
-		return nil, err
+		return prepared{}, err
 	}
 	if s.id >= len(c.byID) {
-		c.byID = append(c.byID, make([]RawStmt, s.id+1-len(c.byID))...)
+		c.byID = append(c.byID, make([]prepared, s.id+1-len(c.byID))...)
 	}
-	c.byID[s.id] = st
-	return st, nil
+	c.byID[s.id] = p
+	return p, nil
 }
 
 // rawRow is the current row of a statement.
@@ -280,13 +314,14 @@ type rawRow struct{ st RawStmt }
 
 func (r *rawRow) Scan(dest ...any) error { return Scan(r.st, dest) }
 
-// run binds a to st (a statement of c), steps it to the end handing each
+// run binds a to p (a statement of c), steps it to the end handing each
 // row to fn (nil for a statement whose rows are not wanted), and resets it.
-func (c *directConn) run(ctx context.Context, st RawStmt, a *Args, fn func(Row) error) error {
+func (c *directConn) run(ctx context.Context, p prepared, a *Args, fn func(Row) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := Bind(st, a); err != nil {
+	st := p.st
+	if err := bind(st, p.vb, a); err != nil {
 		st.Reset()
 		return err
 	}
@@ -371,9 +406,9 @@ func (s *directStmt) Query(ctx context.Context, a *Args, fn func(Row) error) err
 	if err != nil {
 		return err
 	}
-	st, err := c.stmt(s)
+	p, err := c.stmt(s)
 	if err == nil {
-		err = c.run(ctx, st, a, fn)
+		err = c.run(ctx, p, a, fn)
 	}
 	s.d.put(c)
 	return err
@@ -456,21 +491,24 @@ func (s *directTxStmt) Query(ctx context.Context, a *Args, fn func(Row) error) e
 	if s.t.done {
 		return errTxDone
 	}
-	st, err := s.t.c.stmt(s.s)
+	p, err := s.t.c.stmt(s.s)
 	if err != nil {
 		return err
 	}
-	return s.t.c.run(ctx, st, a, fn)
+	return s.t.c.run(ctx, p, a, fn)
 }
 
 func (s *directTxStmt) Close() error { return nil }
 
 func (d *directDB) Close() error {
 	d.mu.Lock()
-	d.closed = true
+	d.closed.Store(true)
 	idle := d.idle
 	d.idle = nil
 	d.mu.Unlock()
+	if c := d.hot.Swap(nil); c != nil {
+		c.close()
+	}
 	for _, c := range idle {
 		c.close()
 	}

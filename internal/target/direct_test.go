@@ -5,7 +5,10 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/litebench/litebench/internal/engine"
 )
@@ -395,5 +398,113 @@ func TestDirectStatementsPreparedOncePerConnection(t *testing.T) {
 	}
 	if f.prepares != 2 {
 		t.Errorf("%d statements prepared for 2 SQL texts on one connection", f.prepares)
+	}
+}
+
+// A query under WithQueryReturned calls its hook once, before the first
+// row; until such a context exists, a query under a context that cannot be
+// cancelled (as the workloads' statements run) looks nothing up and
+// allocates nothing.
+func TestQueryReturnedHook(t *testing.T) {
+	used := queryReturnedUsed.Load()
+	t.Cleanup(func() { queryReturnedUsed.Store(used) })
+	queryReturnedUsed.Store(false)
+	d := openFake(t, &rawFake{quiet: true}, PoolOptions{})
+	defer d.Close()
+	ctx := context.WithoutCancel(context.Background())
+	st, _ := d.Prepare(ctx, "SELECT ?")
+	var a Args
+	var n int64
+	dest := []any{&n} // a reused row sink
+	scan := func(r Row) error { return r.Scan(dest...) }
+	allocs := testing.AllocsPerRun(100, func() {
+		a.Reset()
+		a.Int(1)
+		if err := st.Query(ctx, &a, scan); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per query, want 0", allocs)
+	}
+	calls, rows := 0, 0
+	hooked := WithQueryReturned(ctx, func() {
+		if rows != 0 {
+			t.Error("hook called after a row was read")
+		}
+		calls++
+	})
+	err := st.Query(hooked, A(int64(1)), func(Row) error { rows++; return nil })
+	if err != nil || calls != 1 || rows != 2 {
+		t.Errorf("hook called %d times, %d rows (%v), want 1 and 2", calls, rows, err)
+	}
+}
+
+// countingConn is a fakeConn of its own whose Close is counted across
+// goroutines.
+type countingConn struct {
+	fakeConn
+	closed *atomic.Int64
+}
+
+func (c *countingConn) Close() error { c.closed.Add(1); return nil }
+
+// A pool closed while goroutines borrow and return its connections closes
+// every connection it opened (the last one returned included, kept apart
+// for the next borrow), hands none out afterwards, and never has more
+// than its size out at once.
+func TestDirectPoolCloseUnderLoad(t *testing.T) {
+	for _, p := range []PoolOptions{{}, {MaxOpen: 2}, {ConnPerOp: true}} {
+		var opened, closed, out, most atomic.Int64
+		open := func(engine.Endpoint) (RawConn, error) {
+			opened.Add(1)
+			return &countingConn{fakeConn{f: &rawFake{quiet: true}, id: 1}, &closed}, nil
+		}
+		d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		st, _ := d.Prepare(ctx, "SELECT 1")
+		count := func(Row) error {
+			n := out.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			out.Add(-1)
+			return Stop
+		}
+		var wg sync.WaitGroup
+		var shut atomic.Bool // set once Close has returned
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for after := 0; ; {
+					if err := st.Query(ctx, nil, count); err != nil {
+						if !errors.Is(err, errClosed) {
+							t.Error(err)
+						}
+						return
+					}
+					// A borrow racing Close may still succeed, not many.
+					if shut.Load() {
+						if after++; after > 100 {
+							t.Errorf("%+v: connections still handed out after Close", p)
+							return
+						}
+					}
+				}
+			}()
+		}
+		time.Sleep(20 * time.Millisecond)
+		d.Close()
+		shut.Store(true)
+		wg.Wait()
+		if o, c := opened.Load(), closed.Load(); o != c {
+			t.Errorf("%+v: opened %d connections, closed %d", p, o, c)
+		}
+		if p.MaxOpen > 0 && most.Load() > int64(p.MaxOpen) {
+			t.Errorf("%+v: %d connections out at once", p, most.Load())
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/litebench/litebench/internal/engine"
 )
@@ -303,10 +304,18 @@ func All() ([]Target, []Unavailable) {
 
 type queryReturnedKey struct{}
 
+// queryReturnedUsed is set once any context of WithQueryReturned exists.
+// Until then queryReturned skips the lookup: looking a value up in a
+// context walks its chain, and through a context.WithoutCancel (which the
+// workloads' statements run under) it also allocates, which a point read
+// would pay on every operation for a hook only scan sets.
+var queryReturnedUsed atomic.Bool
+
 // WithQueryReturned returns a context under which Query calls fn once the
 // query has been handed to the engine and returned, before the first row
 // is read (sqlite3perf's "time after query").
 func WithQueryReturned(ctx context.Context, fn func()) context.Context {
+	queryReturnedUsed.Store(true)
 	return context.WithValue(ctx, queryReturnedKey{}, fn)
 }
 
@@ -315,6 +324,9 @@ func WithQueryReturned(ctx context.Context, fn func()) context.Context {
 func QueryReturned(ctx context.Context) { queryReturned(ctx) }
 
 func queryReturned(ctx context.Context) {
+	if !queryReturnedUsed.Load() {
+		return
+	}
 	if fn, ok := ctx.Value(queryReturnedKey{}).(func()); ok {
 		fn()
 	}

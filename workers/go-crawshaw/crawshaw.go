@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"crawshaw.io/sqlite"
@@ -95,6 +96,39 @@ func (s *stmt) mark(i int) {
 	if i > s.bound {
 		s.bound = i
 	}
+}
+
+// BindValues binds vals to parameters 1..len(vals) (target.ValuesBinder):
+// one call per statement, each value bound by a type switch straight to
+// the driver, instead of the harness converting values it holds as
+// interfaces (the insert path's generated rows) to typed ones and binding
+// each through an interface call. Parameters past len(vals) are bound NULL
+// by Step, as for binds one by one.
+func (s *stmt) BindValues(vals []any) error {
+	if len(vals) > s.params {
+		return fmt.Errorf("go-crawshaw: %d values for a statement with %d parameters", len(vals), s.params)
+	}
+	for k, v := range vals {
+		i := k + 1
+		switch x := v.(type) {
+		case int64:
+			s.s.BindInt64(i, x)
+		case string:
+			s.s.BindText(i, x)
+		case float64:
+			s.s.BindFloat(i, x)
+		case int:
+			s.s.BindInt64(i, int64(x))
+		case nil:
+			s.s.BindNull(i)
+		case []byte:
+			return errBlob
+		default:
+			return fmt.Errorf("cannot bind a %T", v)
+		}
+	}
+	s.mark(len(vals))
+	return nil
 }
 
 func (s *stmt) BindNull(i int) error             { s.mark(i); s.s.BindNull(i); return nil }

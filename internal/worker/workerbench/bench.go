@@ -28,16 +28,55 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
-// The jobs' sizes and settings.
+// The jobs' settings.
 const (
-	Rows     = 1_000_000
-	Batch    = 1000
-	Seed     = 1
-	Duration = 10 * time.Second
+	Batch = 1000
+	Seed  = 1
 	// How the worker's read loads its table (workload.Preload).
 	LoadBatch   = 10000
 	LoadPerStmt = 100
 )
+
+// The jobs' sizes: Rows rows, and reads for Duration, or Reads reads when
+// it is set. LITEBENCH_BENCH_ROWS and LITEBENCH_BENCH_READS change them
+// for callgrind.sh, which counts instructions on smaller jobs (a 1M-row
+// load under valgrind takes many minutes).
+var (
+	Rows     int64 = 1_000_000
+	Duration       = 10 * time.Second
+	Reads    int64
+)
+
+// Interval is how often the worker reports an interval. callgrind.sh
+// sets LITEBENCH_BENCH_INTERVAL=0 (none): under valgrind a clock-driven
+// report comes some fifty times as often per operation as at full speed,
+// and how often depends on the machine's load, which the count of
+// instructions per operation must not.
+var Interval = time.Second
+
+// sizes reads the environment's sizes.
+func sizes() error {
+	if s := os.Getenv("LITEBENCH_BENCH_INTERVAL"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("LITEBENCH_BENCH_INTERVAL=%q: want a duration (0: none)", s)
+		}
+		Interval = d
+	}
+	for _, v := range []struct {
+		name string
+		to   *int64
+	}{{"LITEBENCH_BENCH_ROWS", &Rows}, {"LITEBENCH_BENCH_READS", &Reads}} {
+		if s := os.Getenv(v.name); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s=%q: want a positive whole number", v.name, s)
+			}
+			*v.to = n
+		}
+	}
+	return nil
+}
 
 // Pragmas are the worker's per-connection pragmas for these jobs
 // (busy_timeout is the setting's default).
@@ -98,6 +137,7 @@ type Meter struct {
 	wall, cpu time.Duration
 	t0, end   time.Time
 	c0        time.Duration
+	reads     int64 // reads run so far, when Reads is set
 }
 
 // cpuTime is the process's user and system time so far.
@@ -122,14 +162,20 @@ func (m *Meter) stopAt(now time.Time) {
 }
 
 // Running reports whether the read duration, started by the first call,
-// is still running; the call that says no ends it.
+// is still running (with Reads set: whether fewer reads than that have
+// run); the call that says no ends it.
 func (m *Meter) Running() bool {
 	now := time.Now()
 	if m.end.IsZero() {
 		m.Start()
 		m.t0, m.end = now, now.Add(Duration)
 	}
-	if now.Before(m.end) {
+	if Reads > 0 {
+		m.reads++
+		if m.reads <= Reads {
+			return true
+		}
+	} else if now.Before(m.end) {
 		return true
 	}
 	m.stopAt(now)
@@ -158,6 +204,14 @@ func Main[C any](target string, p Plain[C]) {
 	if len(os.Args) == 3 {
 		defer proc.Start()()
 	}
+	if err := sizes(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	readParams := map[string]string{"rows": strconv.FormatInt(Rows, 10), "schema": "bench", "workers": "1", "keys": "uniform", "duration": Duration.String(), "seed": strconv.Itoa(Seed)}
+	if Reads > 0 {
+		readParams["count"] = strconv.FormatInt(Reads, 10)
+	}
 	var wall, cpu float64
 	var err error
 	switch {
@@ -166,9 +220,9 @@ func Main[C any](target string, p Plain[C]) {
 	case len(os.Args) == 3 && os.Args[1] == "read":
 		wall, cpu, err = plainRead(p, os.Args[2])
 	case len(os.Args) == 4 && os.Args[1] == "worker-insert":
-		wall, cpu, err = viaWorker(os.Args[2], os.Args[3], target, "insert", insertSettings, map[string]string{"rows": strconv.Itoa(Rows), "schema": "bench", "workers": "1", "seed": strconv.Itoa(Seed)})
+		wall, cpu, err = viaWorker(os.Args[2], os.Args[3], target, "insert", insertSettings, map[string]string{"rows": strconv.FormatInt(Rows, 10), "schema": "bench", "workers": "1", "seed": strconv.Itoa(Seed)})
 	case len(os.Args) == 4 && os.Args[1] == "worker-read":
-		wall, cpu, err = viaWorker(os.Args[2], os.Args[3], target, "read", readSettings, map[string]string{"rows": strconv.Itoa(Rows), "schema": "bench", "workers": "1", "keys": "uniform", "duration": Duration.String(), "seed": strconv.Itoa(Seed)})
+		wall, cpu, err = viaWorker(os.Args[2], os.Args[3], target, "read", readSettings, readParams)
 	default:
 		fmt.Fprintln(os.Stderr, "usage: bench insert DB | read DB | worker-insert PROGRAM DB | worker-read PROGRAM DB")
 		os.Exit(2)
@@ -246,7 +300,7 @@ func viaWorker(prog, path, target, wl string, set, params map[string]string) (fl
 		return 0, 0, err
 	}
 	job := &worker.Job{RunID: "bench", Workload: wl, Params: params, Settings: set, Target: target, Path: path,
-		IntervalNS: int64(time.Second)}
+		IntervalNS: int64(Interval)}
 	if _, err := p.Setup(ctx, job); err != nil {
 		return 0, 0, err
 	}
