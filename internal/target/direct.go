@@ -414,7 +414,45 @@ func (s *directStmt) Query(ctx context.Context, a *Args, fn func(Row) error) err
 	return err
 }
 
-func (s *directStmt) Close() error { return nil } // cached per connection until the DB closes
+// Close finalizes the statement on the pool's idle connections, where
+// nothing runs it now; a connection lent out keeps it until the pool
+// closes. A statement left prepared keeps its memory, SQLite's lookaside
+// slots among it: a load's INSERT kept on the connection that then reads
+// made every read fall back to malloc (and its mutex) for its small
+// allocations.
+func (s *directStmt) Close() error {
+	d := s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.idle {
+		c.forget(s)
+	}
+	if c := d.hot.Swap(nil); c != nil {
+		c.forget(s)
+		if !d.hot.CompareAndSwap(nil, c) {
+			d.idle = append(d.idle, c) // put filled the slot meanwhile
+		}
+	}
+	return nil
+}
+
+// forget finalizes s's statement on c unless another statement of the
+// pool with the same SQL shares it.
+func (c *directConn) forget(s *directStmt) {
+	delete(c.txStmts, s)
+	if s.id >= len(c.byID) || c.byID[s.id].st == nil {
+		return
+	}
+	st := c.byID[s.id].st
+	c.byID[s.id] = prepared{}
+	for _, p := range c.byID {
+		if p.st == st {
+			return
+		}
+	}
+	delete(c.cache, s.q)
+	st.Close()
+}
 
 func (d *directDB) Begin(ctx context.Context) (Tx, error) {
 	c, err := d.get(ctx)

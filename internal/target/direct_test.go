@@ -19,6 +19,7 @@ type rawFake struct {
 	failCommit     bool
 	scripts        []string // "conn#: SQL"
 	prepares       int
+	finalized      int // statements closed
 	bound          []Value
 	quiet          bool // record nothing
 }
@@ -86,7 +87,7 @@ func (s *fakeStmt) AppendColumn(i int, dst []byte) []byte {
 }
 func (s *fakeStmt) Step() (bool, error) { s.step++; return s.step <= 2, nil }
 func (s *fakeStmt) Reset() error        { s.step = 0; return nil }
-func (s *fakeStmt) Close() error        { return nil }
+func (s *fakeStmt) Close() error        { s.f.finalized++; return nil }
 
 func openFake(t *testing.T, f *rawFake, p PoolOptions) *directDB {
 	t.Helper()
@@ -398,6 +399,48 @@ func TestDirectStatementsPreparedOncePerConnection(t *testing.T) {
 	}
 	if f.prepares != 2 {
 		t.Errorf("%d statements prepared for 2 SQL texts on one connection", f.prepares)
+	}
+}
+
+// Closing a statement finalizes it on the idle connections (a prepared
+// statement keeps its memory), unless another statement of the same SQL
+// shares it; a closed statement used again is prepared again.
+func TestDirectStmtCloseFinalizes(t *testing.T) {
+	f := &rawFake{quiet: true}
+	d := openFake(t, f, PoolOptions{})
+	ctx := context.Background()
+	s1, _ := d.Prepare(ctx, "SELECT ?")
+	s2, _ := d.Prepare(ctx, "SELECT ?")
+	s3, _ := d.Prepare(ctx, "INSERT 1")
+	for _, st := range []Stmt{s1, s2, s3} {
+		if err := st.Exec(ctx, A(int64(1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.prepares != 2 || f.finalized != 0 {
+		t.Fatalf("prepared %d, finalized %d; want 2 and 0", f.prepares, f.finalized)
+	}
+	s3.Close()
+	if f.finalized != 1 {
+		t.Errorf("closed INSERT: %d statements finalized, want 1", f.finalized)
+	}
+	s1.Close() // s2 still runs the same statement
+	if f.finalized != 1 {
+		t.Errorf("closed one of two statements sharing SQL: %d finalized, want still 1", f.finalized)
+	}
+	if err := s2.Exec(ctx, A(int64(2))); err != nil || f.prepares != 2 {
+		t.Errorf("the statement that shares it: %v, %d prepared (want it kept)", err, f.prepares)
+	}
+	s2.Close()
+	if f.finalized != 2 {
+		t.Errorf("closed the last sharer: %d finalized, want 2", f.finalized)
+	}
+	if err := s3.Exec(ctx, A(int64(3))); err != nil || f.prepares != 3 {
+		t.Errorf("closed statement run again: %v, %d prepared, want 3", err, f.prepares)
+	}
+	d.Close()
+	if f.finalized != 3 {
+		t.Errorf("after the pool closed: %d finalized, want 3", f.finalized)
 	}
 }
 
