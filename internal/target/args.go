@@ -218,7 +218,7 @@ type Binder interface {
 }
 
 // ValuesBinder is a Binder whose driver binds a statement's values in one
-// call, as interfaces (go-sqlite-lite's Stmt.Bind): Bind hands it a's
+// call, as interfaces (go-sqlite-lite's Stmt.Bind): the pool hands it a's
 // Values, the values as generated or interfaces pointing into a, instead
 // of unboxing them to have the driver box them again. vals holds int64,
 // float64, string, []byte or nil values (what Add accepts)
@@ -228,15 +228,10 @@ type ValuesBinder interface {
 	BindValues(vals []any) error
 }
 
-// Bind binds a's values to parameters 1..a.Len() of b.
-func Bind(b Binder, a *Args) error {
-	vb, _ := b.(ValuesBinder)
-	return bind(b, vb, a)
-}
-
-// bind is Bind for a b whose ValuesBinder, vb (nil when it is none), the
-// caller found once: the pool keeps it with each prepared statement rather
-// than asserting it on every execution.
+// bind binds a's values to parameters 1..a.Len() of b, in one call
+// through vb when b's driver has it (nil when not): the pool finds vb once,
+// when it prepares the statement, rather than asserting it on every
+// execution.
 func bind(b Binder, vb ValuesBinder, a *Args) error {
 	if vb != nil && a.Err() == nil {
 		return vb.BindValues(a.Values())
