@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -44,12 +45,14 @@ func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 		return nil, err
 	}
 	syscall.CloseOnExec(fd)
+	holdThread()
 	return &blockingConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
 }
 
 type blockingConn struct {
 	fd            int
 	local, remote net.Addr
+	closed        atomic.Bool
 }
 
 type timeoutError struct{}
@@ -93,7 +96,15 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 	return done, nil
 }
 
-func (c *blockingConn) Close() error { return syscall.Close(c.fd) }
+// Close closes the socket once (a second Close is an error, as a
+// net.Conn's is) and gives its thread back (see holdThread).
+func (c *blockingConn) Close() error {
+	if c.closed.Swap(true) {
+		return &net.OpError{Op: "close", Net: "tcp", Addr: c.remote, Err: net.ErrClosed}
+	}
+	releaseThread()
+	return syscall.Close(c.fd)
+}
 
 // shutdown ends the connection under a read or write in progress: both
 // return at once (end of file, broken pipe).
