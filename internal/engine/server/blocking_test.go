@@ -79,6 +79,28 @@ func TestBlockingConnsHoldThreads(t *testing.T) {
 	}
 }
 
+func TestBlockingConnsRaiseIsBounded(t *testing.T) {
+	addr := listen(t)
+	base := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(base)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range maxRaise + 10 {
+		c, err := DialBlocking(context.Background(), "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if got := runtime.GOMAXPROCS(0); got != base+maxRaise {
+		t.Fatalf("%d blocking connections open: GOMAXPROCS %d, want %d (the bound)", len(conns), got, base+maxRaise)
+	}
+}
+
 func TestInterruptWakesBlockedRead(t *testing.T) {
 	addr := listen(t)
 	c, err := DialBlocking(context.Background(), "tcp", addr)

@@ -21,6 +21,12 @@ import (
 // Raising it does not let litebench use more CPUs: a P held by a thread
 // asleep in read runs nothing, and --cpus still confines the threads by
 // affinity.
+// maxRaise bounds the raise: past a few hundred connections most of
+// them wait at any moment, and every P costs memory and, during a
+// garbage collection, a share of dedicated mark workers (a quarter of
+// GOMAXPROCS).
+const maxRaise = 256
+
 var threads struct {
 	mu     sync.Mutex
 	open   int // blocking connections open now
@@ -38,7 +44,7 @@ func holdThread() {
 		t.base = runtime.GOMAXPROCS(0)
 	}
 	t.open++
-	if t.open > t.raised {
+	if t.open > t.raised && t.raised < maxRaise {
 		t.raised = t.open
 		runtime.GOMAXPROCS(t.base + t.raised)
 	}
