@@ -11,7 +11,9 @@
 # worker's figure includes its harness (load engine, histograms, pool);
 # the plain loop's, the rows' generation (the worker's, generated inline,
 # is in its figure too), not its interval reports (see bench.go's
-# Interval). Takes a few minutes.
+# Interval). With OUT set, each run keeps its callgrind output as
+# OUT/SIDE-JOB-1.out (the smaller size) and OUT/SIDE-JOB-2.out, for
+# callgrind_annotate. Takes a few minutes.
 set -euo pipefail
 dir=$1 prog=$2
 cd "$dir"
@@ -27,25 +29,30 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/litebench-go-callgrind.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/worker" <<EOS
 #!/bin/sh
-exec valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$tmp/worker.log" "$PWD/$prog"
+exec valgrind --tool=callgrind --callgrind-out-file="$tmp/worker.out" --log-file="$tmp/worker.log" "$PWD/$prog"
 EOS
 chmod +x "$tmp/worker"
-# ir plain|worker insert|read: the instructions of the side's process.
+# ir plain|worker insert|read 1|2: the instructions of the side's
+# process (its callgrind output in $tmp/SIDE.out).
 ir() {
-  rm -f "$tmp"/bench.db* "$tmp"/*.log
+  rm -f "$tmp"/bench.db* "$tmp"/*.log "$tmp"/*.out
   if [ "$1" = plain ]; then
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$tmp/plain.log" \
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/plain.out" --log-file="$tmp/plain.log" \
       ./bench/plain "$2" "$tmp/bench.db" >/dev/null
   else
     ./bench/plain "worker-$2" "$tmp/worker" "$tmp/bench.db" >/dev/null
+  fi
+  if [ -n "${OUT:-}" ]; then
+    mkdir -p "$OUT"
+    cp "$tmp/$1.out" "$OUT/$1-$2-$3.out"
   fi
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/$1.log"
 }
 # per SIDE JOB VAR N1 N2: instructions per operation between sizes N1, N2.
 per() {
   local a b
-  a=$(export "$3=$4" && ir "$1" "$2")
-  b=$(export "$3=$5" && ir "$1" "$2")
+  a=$(export "$3=$4" && ir "$1" "$2" 1)
+  b=$(export "$3=$5" && ir "$1" "$2" 2)
   awk -v a="$a" -v b="$b" -v n1="$4" -v n2="$5" 'BEGIN {printf "%.0f", (b - a) / (n2 - n1)}'
 }
 r1=${INS_ROWS1:-20000} r2=${INS_ROWS2:-60000}

@@ -15,8 +15,10 @@
 //! insert_cpu), which a busy machine disturbs much less.
 //!
 //! ROWS (default 1000000), READ_ROWS (100000) and SECONDS (10) change the
-//! sizes. Both sides generate the same rows with the worker's generators
-//! and leave the generation time out, as the worker does.
+//! sizes; READS, when set, runs that many reads instead of SECONDS of them
+//! (bench/callgrind.sh counts instructions per read so). Both sides
+//! generate the same rows with the worker's generators and leave the
+//! generation time out, as the worker does.
 
 #[allow(dead_code)]
 #[path = "../src/gen.rs"]
@@ -155,6 +157,7 @@ fn plain_insert(dir: &str) -> Rates {
 fn plain_read(dir: &str) -> Rates {
     let rows = env_num("READ_ROWS", 100_000);
     let secs = env_num("SECONDS", 10);
+    let reads = env_num("READS", 0);
     let c = open(&format!("{dir}/plain-read.db"));
     load(&c, rows);
     let mut stmt = c
@@ -180,7 +183,7 @@ fn plain_read(dir: &str) -> Rates {
             hash.extend_from_slice(row.get_ref(2).unwrap().as_bytes().unwrap());
         }
         n += 1;
-        if n % 256 == 0 && Instant::now() >= end {
+        if n == reads || (n % 256 == 0 && reads == 0 && Instant::now() >= end) {
             break;
         }
     }
@@ -271,14 +274,18 @@ fn worker_insert(dir: &str, bin: &str) -> Rates {
 fn worker_read(dir: &str, bin: &str) -> Rates {
     let rows = env_num("READ_ROWS", 100_000);
     let secs = env_num("SECONDS", 10);
+    let reads = env_num("READS", 0);
     let mut s = settings();
     s["batch"] = "1".into();
+    let mut params = json!({"rows": rows.to_string(), "duration": format!("{secs}s"), "workers": "1",
+                            "keys": "uniform", "schema": "bench", "seed": SEED.to_string()});
+    if reads > 0 {
+        params["count"] = reads.to_string().into();
+    }
     let (fin, cpu) = through_worker(
         bin,
         json!({"workload": "read", "path": format!("{dir}/worker-read.db"),
-               "params": {"rows": rows.to_string(), "duration": format!("{secs}s"), "workers": "1",
-                          "keys": "uniform", "schema": "bench", "seed": SEED.to_string()},
-               "settings": s}),
+               "params": params, "settings": s}),
     );
     worker_rates(&fin, cpu)
 }

@@ -844,6 +844,15 @@ impl Table {
         self.gens[k].is_text()
     }
 
+    /// The first value of column k when it is a sequence (row i's value
+    /// is then start + i).
+    pub fn seq_start(&self, k: usize) -> Option<i64> {
+        match self.gens[k] {
+            Gen::Seq { start } => Some(start),
+            _ => None,
+        }
+    }
+
     /// Row i's value of integer column k.
     pub fn int(&self, k: usize, seed: u64, i: i64) -> i64 {
         match &self.gens[k] {

@@ -104,37 +104,44 @@ pub fn load(
     let batch = ls.batch.max(rps);
     let total = ls.to - ls.from;
     let ctx = ctx.child();
-    let results: Vec<(Result<(), RunError>, Recorder, i64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|i| {
-                let from = ls.from + total * i as i64 / workers as i64;
-                let to = ls.from + total * (i as i64 + 1) / workers as i64;
-                let ctx = ctx.clone();
-                s.spawn(move || {
-                    let mut ins = Inserter {
-                        env,
-                        sess,
-                        w: sess.writer(),
-                        schema: ls.schema,
-                        rps,
-                        rec: Recorder::new(OPS.len()),
-                        stmts: HashMap::new(),
-                        hot: None,
-                    };
-                    let r = ins.run(&ctx, ls.seed, from, to, batch, workers == 1);
-                    ins.close();
-                    if matches!(r.0, Err(RunError::Failed(_))) {
-                        ctx.stop(); // one failed worker ends the load
-                    }
-                    (r.0, ins.rec, r.1)
+    // Worker i: its rows, its result, recorder and excluded time.
+    let worker = |i: usize| {
+        let from = ls.from + total * i as i64 / workers as i64;
+        let to = ls.from + total * (i as i64 + 1) / workers as i64;
+        let mut ins = Inserter {
+            env,
+            sess,
+            w: sess.writer(),
+            schema: ls.schema,
+            rps,
+            rec: Recorder::new(OPS.len()),
+            stmts: HashMap::new(),
+            hot: None,
+        };
+        let r = ins.run(&ctx, ls.seed, from, to, batch, workers == 1);
+        ins.close();
+        if matches!(r.0, Err(RunError::Failed(_))) {
+            ctx.stop(); // one failed worker ends the load
+        }
+        (r.0, ins.rec, r.1)
+    };
+    // One worker runs on the calling thread (see loadgen::run_closed_here).
+    let results: Vec<(Result<(), RunError>, Recorder, i64)> = if workers == 1 {
+        vec![worker(0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|i| {
+                    let worker = &worker;
+                    s.spawn(move || worker(i))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("insert worker panicked"))
-            .collect()
-    });
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("insert worker panicked"))
+                .collect()
+        })
+    };
     let mut first_err = None;
     let mut cancelled = false;
     for (r, rec, excluded) in results {

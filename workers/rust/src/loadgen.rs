@@ -274,6 +274,9 @@ fn run_closed<'e>(
         left: AtomicI64::new(cfg.count),
         workers: cfg.roles.len() as i64,
     };
+    if cfg.roles.len() == 1 {
+        return run_closed_here(r, choose, new_executor, &q);
+    }
     // Threads take longer to start than goroutines: the workers make their
     // executors, then all start together once the clock is set, so that
     // the first ones started do not run alone.
@@ -319,6 +322,44 @@ fn run_closed<'e>(
             .map(|h| h.join().expect("load worker panicked"))
             .sum()
     });
+    closed_stats(r, issued)
+}
+
+/// A closed loop of one worker, run on the calling thread: no thread to
+/// start, and the thread running the load stays the only one using the
+/// process's file descriptors (see ctx::own_fd_table).
+fn run_closed_here<'e>(
+    r: &Run,
+    choose: &(dyn Fn(u64) -> usize + Sync),
+    new_executor: &NewExecutor<'e>,
+    q: &Quota,
+) -> (Stats, Result<(), RunError>) {
+    let cfg = r.cfg;
+    let ex = new_executor(0);
+    let t0 = now();
+    if cfg.warmup <= 0 {
+        r.ph.begin(t0, cfg, r.env);
+    }
+    let issued = match ex {
+        Ok(ex) => {
+            let pick = Pick {
+                role: cfg.roles[0],
+                choose,
+                seq: 0,
+            };
+            work(r, ex, pick, t0 + cfg.warmup, q)
+        }
+        Err(e) => {
+            r.stop(format!("worker 0: {e}"));
+            0
+        }
+    };
+    closed_stats(r, issued)
+}
+
+/// How a closed loop that started `issued` measured operations went.
+fn closed_stats(r: &Run, issued: i64) -> (Stats, Result<(), RunError>) {
+    let cfg = r.cfg;
     let mut end = r.end(now());
     if !r.ph.measured() {
         r.ph.begin(end, cfg, r.env); // the warm-up outlasted the run

@@ -114,6 +114,7 @@ fn serve(out: &Out) -> i32 {
     let (tx, rx) = sync_channel::<Value>(0);
     let errs = out.clone();
     std::thread::spawn(move || {
+        ctx::own_fd_table();
         let mut stdin = std::io::stdin().lock();
         let mut buf = String::new();
         loop {

@@ -376,6 +376,7 @@ impl<'a> Shared<'a> {
             texts: vec![Vec::with_capacity(64); w.schema.gen.len()],
             idx: vec![0; w.batch],
             wr: self.sess.writer(),
+            seq_key: w.schema.gen.seq_start(0),
         })
     }
 }
@@ -392,6 +393,10 @@ struct OpsExecutor<'a> {
     texts: Vec<Vec<u8>>,
     idx: Vec<i64>,
     wr: Writer<'a>,
+    /// The key column's first value when it is a sequence (the bench
+    /// table's ID): row i's key is then that plus i, without a call to
+    /// the generator.
+    seq_key: Option<i64>,
 }
 
 pub fn bind_val(st: &mut Statement<'_>, j: usize, buf: &RowBuf, v: Val) -> rusqlite::Result<()> {
@@ -417,7 +422,10 @@ impl OpsExecutor<'_> {
         let w = self.sh.w;
         let i = self.keys.next_key(self.sh.claims.visible());
         // An integer key is bound as it is, a text key from the key buffer.
-        let int_key = (!w.schema.gen.is_text(0)).then(|| w.schema.gen.int(0, w.seed, i));
+        let int_key = match self.seq_key {
+            Some(start) => Some(start.wrapping_add(i)),
+            None => (!w.schema.gen.is_text(0)).then(|| w.schema.gen.int(0, w.seed, i)),
+        };
         if int_key.is_none() {
             w.schema.key(w.seed, i, &mut self.key);
         }

@@ -415,6 +415,7 @@ impl Prepared {
             if every > 0 {
                 let out = out.clone();
                 s.spawn(move || {
+                    crate::ctx::own_fd_table();
                     let mut last = 0i64;
                     let mut next = now() + every;
                     let tick = |t: i64, last: &mut i64| {
