@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import slices  # noqa: E402
 from common import gen  # noqa: E402
 
-from litebench_worker import ops  # noqa: E402
+from litebench_worker import hist, ops  # noqa: E402
 
 
 def plain(wl, env, n):
@@ -35,17 +35,33 @@ def plain(wl, env, n):
 
 
 def worker(wl, env, n):
-    """Engine.read_loop for --count n (a fixed number of reads: callgrind
-    slows the clock's readings down, not the clock)."""
-    wl.duration, wl.count = 0, n
+    """Engine.read_loop of a single worker for --duration n × 6.6 µs on the
+    clock below: n reads, less one for each check of the limits (every
+    1 ms) and for the start."""
+    wl.duration, wl.count = n * 6600, 0
     eng = ops.Engine(env, wl)
     eng.claimed = itertools.count(1)
+    eng.workers = 1
     ex = ops.Executor(wl, 0, ops.READ, 1, 0)
-    eng.begin(pc())
+    eng.begin(ops.pc())
     lane = ops.Lane(eng, ops.READ)
     eng.read_loop(lane, ex)
     ex.close()
     return lane.rec.count[ops.READ]
+
+
+def fold(n):
+    """What the worker's read loop leaves out of the measured time, for n
+    reads: hist.record_ends over their end times, 6.6 µs apart, in lists of
+    150 (1 ms of reads), as the loop keeps them."""
+    h, t, lists = hist.FULL.new(), pc(), []
+    for first in range(0, n, 150):
+        lists.append(list(range(t + first * 6600, t + (min(first + 150, n) + 1) * 6600, 6600)))
+    instrument(True)
+    for ends in lists:
+        hist.record_ends(h, ends)
+    instrument(False)
+    return sum(h)
 
 
 def instrument(on):
@@ -64,14 +80,14 @@ def main(client, side, n):
         # a reading, like perf_counter_ns; the cost of reading the real
         # clock, once a read, is left out of the worker's count).
         ops.pc = itertools.count(pc(), 6600).__next__
-    path = "/tmp/litebench-py-instr.db"
+    path = "/tmp/litebench-py-instr-%d.db" % os.getpid()  # runs side by side do not share it
     w, wl, env = slices.setup(client, path)
-    instrument(True)
-    if side == "plain":
-        done = plain(wl, env, n)
+    if side == "fold":
+        done = fold(n)  # instrumented on its own: the lists it folds are built first
     else:
-        done = worker(wl, env, n)
-    instrument(False)
+        instrument(True)
+        done = plain(wl, env, n) if side == "plain" else worker(wl, env, n)
+        instrument(False)
     w.close()
     slices.fresh(path)
     print(done)
