@@ -1,14 +1,19 @@
-"""Point reads for an instruction count: the worker's read loop (Engine.read_loop,
-for --count N) or the plain loop of plain_read.py (READS reads), on one
-connection to a database of 100,000 bench rows, set up as slices.py does.
-Prints how many reads it made. Under callgrind, the difference between two
-runs of different lengths, divided by the difference in reads, is the
-instructions per read, whatever the machine's load:
+"""Point reads for an instruction count: the worker's read loop
+(Engine.read_loop of a single reader, for a duration of N readings of the
+clock below), the plain loop of plain_read.py (N reads), or the recording
+the worker's loop leaves out of its measured time (hist.record_ends over N
+reads' end times), on one connection to a database of 100,000 bench rows,
+set up as slices.py does. Prints how many reads it made (or recorded).
+Under callgrind, the difference between two runs of different lengths,
+divided by the difference in reads, is the instructions per read, whatever
+the machine's load:
 
-  INSTR=1 valgrind --tool=callgrind --instr-atstart=no python instr.py apsw worker 500
-  (and 1000; plain 500 and plain 1000 for the plain loop)
+  INSTR=1 valgrind --tool=callgrind --instr-atstart=no python instr.py apsw worker 2000
+  (and 6000; plain and fold 2000 and 6000 likewise)
 
-usage: instr.py sqlite3|apsw worker|plain N"""
+The worker's measured part is worker less fold.
+
+usage: instr.py sqlite3|apsw worker|plain|fold N"""
 
 import itertools
 import os
@@ -77,8 +82,8 @@ def main(client, side, n):
         # would be long and take the histograms' slow path, and every read
         # would see the clock's limits pass: the worker reads a clock that
         # moves 6.6 µs a reading instead, as a native read takes (one C call
-        # a reading, like perf_counter_ns; the cost of reading the real
-        # clock, once a read, is left out of the worker's count).
+        # a reading, like perf_counter_ns; under callgrind it counts some 90
+        # instructions more than perf_counter_ns's 500 or so).
         ops.pc = itertools.count(pc(), 6600).__next__
     path = "/tmp/litebench-py-instr-%d.db" % os.getpid()  # runs side by side do not share it
     w, wl, env = slices.setup(client, path)
