@@ -2,7 +2,8 @@
 figure added to the final event's metrics, "bench_cpu" (seconds): the
 process's CPU time (user+sys, every thread) over the workload's run, less
 the CPU time of what the worker leaves out of its elapsed time (row
-generation and latency recording between statements), so that it compares
+generation and latency recording between statements, and the point-read
+loop's recording at its checks), so that it compares
 with the plain loops' CPU time over their measured part. The wrappers that
 take it cost a few µs per transaction, outside the worker's clock.
 
@@ -14,7 +15,7 @@ from time import process_time_ns as cpu
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from litebench_worker import __main__, workloads  # noqa: E402
+from litebench_worker import __main__, ops, workloads  # noqa: E402
 from litebench_worker.worker import Worker  # noqa: E402
 
 left_out = [0]
@@ -33,6 +34,7 @@ def left_out_of_cpu(fn):
 
 workloads.Inserter.generate = left_out_of_cpu(workloads.Inserter.generate)
 workloads.Inserter.fold = left_out_of_cpu(workloads.Inserter.fold)
+ops.record_ends = left_out_of_cpu(ops.record_ends)
 worker_run = Worker.run
 
 

@@ -1,14 +1,19 @@
-"""Point reads for an instruction count: the worker's read loop (Engine.read_loop,
-for --count N) or the plain loop of plain_read.py (READS reads), on one
-connection to a database of 100,000 bench rows, set up as slices.py does.
-Prints how many reads it made. Under callgrind, the difference between two
-runs of different lengths, divided by the difference in reads, is the
-instructions per read, whatever the machine's load:
+"""Point reads for an instruction count: the worker's read loop
+(Engine.read_loop of a single reader, for a duration of N readings of the
+clock below), the plain loop of plain_read.py (N reads), or the recording
+the worker's loop leaves out of its measured time (hist.record_ends over N
+reads' end times), on one connection to a database of 100,000 bench rows,
+set up as slices.py does. Prints how many reads it made (or recorded).
+Under callgrind, the difference between two runs of different lengths,
+divided by the difference in reads, is the instructions per read, whatever
+the machine's load:
 
-  INSTR=1 valgrind --tool=callgrind --instr-atstart=no python instr.py apsw worker 500
-  (and 1000; plain 500 and plain 1000 for the plain loop)
+  INSTR=1 valgrind --tool=callgrind --instr-atstart=no python instr.py apsw worker 2000
+  (and 6000; plain and fold 2000 and 6000 likewise)
 
-usage: instr.py sqlite3|apsw worker|plain N"""
+The worker's measured part is worker less fold.
+
+usage: instr.py sqlite3|apsw worker|plain|fold N"""
 
 import itertools
 import os
@@ -21,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import slices  # noqa: E402
 from common import gen  # noqa: E402
 
-from litebench_worker import ops  # noqa: E402
+from litebench_worker import hist, ops  # noqa: E402
 
 
 def plain(wl, env, n):
@@ -35,17 +40,33 @@ def plain(wl, env, n):
 
 
 def worker(wl, env, n):
-    """Engine.read_loop for --count n (a fixed number of reads: callgrind
-    slows the clock's readings down, not the clock)."""
-    wl.duration, wl.count = 0, n
+    """Engine.read_loop of a single worker for --duration n × 6.6 µs on the
+    clock below: n reads, less one for each check of the limits (every
+    1 ms) and for the start."""
+    wl.duration, wl.count = n * 6600, 0
     eng = ops.Engine(env, wl)
     eng.claimed = itertools.count(1)
+    eng.workers = 1
     ex = ops.Executor(wl, 0, ops.READ, 1, 0)
-    eng.begin(pc())
+    eng.begin(ops.pc())
     lane = ops.Lane(eng, ops.READ)
     eng.read_loop(lane, ex)
     ex.close()
     return lane.rec.count[ops.READ]
+
+
+def fold(n):
+    """What the worker's read loop leaves out of the measured time, for n
+    reads: hist.record_ends over their end times, 6.6 µs apart, in lists of
+    150 (1 ms of reads), as the loop keeps them."""
+    h, t, lists = hist.FULL.new(), pc(), []
+    for first in range(0, n, 150):
+        lists.append(list(range(t + first * 6600, t + (min(first + 150, n) + 1) * 6600, 6600)))
+    instrument(True)
+    for ends in lists:
+        hist.record_ends(h, ends)
+    instrument(False)
+    return sum(h)
 
 
 def instrument(on):
@@ -61,17 +82,17 @@ def main(client, side, n):
         # would be long and take the histograms' slow path, and every read
         # would see the clock's limits pass: the worker reads a clock that
         # moves 6.6 µs a reading instead, as a native read takes (one C call
-        # a reading, like perf_counter_ns; the cost of reading the real
-        # clock, once a read, is left out of the worker's count).
+        # a reading, like perf_counter_ns; under callgrind it counts some 90
+        # instructions more than perf_counter_ns's 500 or so).
         ops.pc = itertools.count(pc(), 6600).__next__
-    path = "/tmp/litebench-py-instr.db"
+    path = "/tmp/litebench-py-instr-%d.db" % os.getpid()  # runs side by side do not share it
     w, wl, env = slices.setup(client, path)
-    instrument(True)
-    if side == "plain":
-        done = plain(wl, env, n)
+    if side == "fold":
+        done = fold(n)  # instrumented on its own: the lists it folds are built first
     else:
-        done = worker(wl, env, n)
-    instrument(False)
+        instrument(True)
+        done = plain(wl, env, n) if side == "plain" else worker(wl, env, n)
+        instrument(False)
     w.close()
     slices.fresh(path)
     print(done)

@@ -10,7 +10,7 @@ calls the functions here.
 """
 
 import math
-from itertools import compress
+from itertools import compress, islice
 from operator import ne
 
 from hdrh.histogram import HdrHistogram
@@ -147,6 +147,23 @@ def small_indexes(bits=17):
 
 
 SMALL = small_indexes()
+LOOKUP = len(SMALL)
+
+
+def record_ends(h, ends):
+    """Records in FULL histogram h the latencies between the consecutive
+    times (ns, ascending) of the list ends, and keeps only its last time,
+    which the next latency starts from."""
+    if len(ends) > 1:
+        prev, small, lookup = ends[0], SMALL, LOOKUP
+        for now in islice(ends, 1, None):
+            d = now - prev
+            prev = now
+            if d < lookup:
+                h[small[d]] += 1
+            else:
+                FULL.record(h, d)
+        del ends[:-1]
 
 
 def round3(f):

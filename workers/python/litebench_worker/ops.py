@@ -12,7 +12,7 @@ from time import perf_counter_ns as pc
 
 from . import gen
 from .columns import Claims
-from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder
+from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder, record_ends
 from .settings import BadInput, q
 from .workloads import (
     READ,
@@ -365,6 +365,7 @@ class Engine:
         self.lock = threading.Lock()
         self.measured = False
         self.start, self.deadline = None, NEVER
+        self.workers = 0  # the closed loop's
 
     def stop(self, err):
         with self.lock:
@@ -411,6 +412,7 @@ class Engine:
     def run_closed(self):
         w = self.w
         roles = w.roles()
+        self.workers = len(roles)
 
         def go():
             # Every worker has started: the run starts.
@@ -497,22 +499,37 @@ class Engine:
         """op_loop for point reads on a connection of the worker's own, with
         the read inline: the common case, where the harness costs most. One
         clock reading per read, as the Go event loop takes: a read's latency
-        runs from the previous one's end (its recording included) to its own."""
-        w, claimed, limit = self.w, self.claimed, self.w.count
+        runs from the previous one's end to its own. The loop only keeps the
+        end times; they are turned into latencies at each check of the
+        limits (every CHECK_NS) and after an error, off the clock: the next
+        read's latency starts after that, and with a single worker the run's
+        elapsed time leaves it out (record_seconds), as the insert
+        workload's does."""
+        w, claimed, limit, env = self.w, self.claimed, self.w.count, self.env
         execute, next_key, fail, Error = ex.rconn.cur.execute, ex.keys.next, ex.fail, ex.client.Error
         sql, off = w.read_sql, w.sc.key_offset
-        small, record, clock = SMALL, FULL.record, pc
+        if off:
+            keys = next_key
+
+            def next_key(n):
+                return keys(n) + off
+
+        alone, record, clock = self.workers == 1, FULL.record, pc
+        ends = []
+        app = ends.append
+        h = None
         try:
-            prev = clock()
-            st = lane.check(prev)
+            now = clock()
+            st = lane.check(now)
             if st is None:
                 return
             rec, h, deadline, check_at, counting = st
+            app(now)
             while True:
                 if counting and next(claimed) > limit:
                     break
                 try:
-                    rows = execute(sql, (next_key(w.visible) + off,)).fetchall()
+                    rows = execute(sql, (next_key(w.visible),)).fetchall()
                 except Error as e:
                     err = fail(e)
                     if not isinstance(err, Counted):
@@ -521,29 +538,31 @@ class Engine:
                     rows = None
                 end = clock()
                 if rows and end < check_at:  # the common case, in one test (check_at <= deadline)
-                    try:
-                        h[small[end - prev]] += 1
-                    except IndexError:  # 131 µs or longer
-                        record(h, end - prev)
-                    prev = end
+                    app(end)
                     continue
+                record_ends(h, ends)
                 if rows:
                     if end <= deadline:
-                        record(h, end - prev)
+                        record(h, end - ends[0])
                     else:
                         # Finished after the window closed: its latency
                         # counts, it does not count towards the rate.
-                        rec.observe_overrun(READ, end - prev)
+                        rec.observe_overrun(READ, end - ends[0])
                 elif rows is not None:
                     rec.error(READ, "missing")
-                prev = end
                 if end >= check_at:
                     st = lane.check(end)
                     if st is None:
+                        ends[0] = end
                         break
                     rec, h, deadline, check_at, counting = st
-                    prev = clock()  # the check is the harness's
+                now = clock()  # what happened since end is the harness's
+                if alone and lane.measuring:
+                    env.recorded += now - end
+                ends[0] = now
         finally:
+            if h is not None:
+                record_ends(h, ends)
             lane.done()
 
     def run_open(self):
