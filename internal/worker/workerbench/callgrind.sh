@@ -16,6 +16,7 @@
 # callgrind_annotate. Takes a few minutes.
 set -euo pipefail
 dir=$1 prog=$2
+. "$(dirname "$0")/../../../workers/bench/callgrind-lib.sh"
 cd "$dir"
 ./build.sh >/dev/null
 go build -o bench/plain ./bench
@@ -42,25 +43,14 @@ ir() {
   else
     ./bench/plain "worker-$2" "$tmp/worker" "$tmp/bench.db" >/dev/null
   fi
-  if [ -n "${OUT:-}" ]; then
-    mkdir -p "$OUT"
-    cp "$tmp/$1.out" "$OUT/$1-$2-$3.out"
-  fi
-  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/$1.log"
-}
-# per SIDE JOB VAR N1 N2: instructions per operation between sizes N1, N2.
-per() {
-  local a b
-  a=$(export "$3=$4" && ir "$1" "$2" 1)
-  b=$(export "$3=$5" && ir "$1" "$2" 2)
-  awk -v a="$a" -v b="$b" -v n1="$4" -v n2="$5" 'BEGIN {printf "%.0f", (b - a) / (n2 - n1)}'
+  collected "$@"
 }
 r1=${INS_ROWS1:-20000} r2=${INS_ROWS2:-60000}
 p=$(per plain insert LITEBENCH_BENCH_ROWS "$r1" "$r2")
 w=$(per worker insert LITEBENCH_BENCH_ROWS "$r1" "$r2")
-echo "insert: plain $p, worker $w instructions per row, ratio $(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')"
+report insert row "$p" "$w"
 export LITEBENCH_BENCH_ROWS=${READ_ROWS:-100000}
 n1=${READS1:-10000} n2=${READS2:-40000}
 p=$(per plain read LITEBENCH_BENCH_READS "$n1" "$n2")
 w=$(per worker read LITEBENCH_BENCH_READS "$n1" "$n2")
-echo "read: plain $p, worker $w instructions per read, ratio $(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')"
+report read read "$p" "$w"

@@ -13,6 +13,7 @@
 # few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. ../bench/callgrind-lib.sh
 ./build.sh >/dev/null
 bin=$PWD/target/release
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/litebench-rust-callgrind.XXXXXX")
@@ -30,30 +31,19 @@ ir() {
     chmod +x "$tmp/worker"
     "$bin/litebench-rust-bench" "worker-$2" "$tmp/db" "$tmp/worker" >/dev/null
   fi
-  if [ -n "${OUT:-}" ]; then
-    mkdir -p "$OUT"
-    cp "$tmp/$1.out" "$OUT/$1-$2-$3.out"
-  fi
-  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/$1.log"
-}
-# per SIDE JOB VAR N1 N2: instructions per operation between sizes N1, N2.
-per() {
-  local a b
-  a=$(export "$3=$4" && ir "$1" "$2" 1)
-  b=$(export "$3=$5" && ir "$1" "$2" 2)
-  awk -v a="$a" -v b="$b" -v n1="$4" -v n2="$5" 'BEGIN {printf "%.0f", (b - a) / (n2 - n1)}'
+  collected "$@"
 }
 jobs=${JOBS:-insert read}
 if [[ " $jobs " == *" insert "* ]]; then
   r1=${ROWS1:-20000} r2=${ROWS2:-60000}
   p=$(per plain insert ROWS "$r1" "$r2")
   w=$(per worker insert ROWS "$r1" "$r2")
-  echo "insert: plain $p, worker $w instructions per row, ratio $(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')"
+  report insert row "$p" "$w"
 fi
 if [[ " $jobs " == *" read "* ]]; then
   export READ_ROWS=${READ_ROWS:-100000}
   n1=${READS1:-10000} n2=${READS2:-40000}
   p=$(per plain read READS "$n1" "$n2")
   w=$(per worker read READS "$n1" "$n2")
-  echo "read: plain $p, worker $w instructions per read, ratio $(awk -v p="$p" -v w="$w" 'BEGIN {printf "%.3f", w / p}')"
+  report read read "$p" "$w"
 fi
