@@ -8,12 +8,12 @@ histograms are merged), a longer one through FULL.record.
 """
 
 import threading
-from itertools import chain, islice, repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from time import perf_counter_ns as pc
 
 from . import gen
-from .hist import FULL, SMALL, Recorder
+from .hist import Recorder, record_ends
 from .settings import BadInput, q
 
 MAX_VARIABLES = 32766  # SQLite's default bound-parameter limit
@@ -245,14 +245,7 @@ class Inserter:
         k = len(ends) - 1
         if k > 0:
             self.rec.count[INSERT] += k * self.rps - (self.rps - tail if tail else 0)
-            prev, small, lookup, record = ends[0], SMALL, len(SMALL), FULL.record
-            for now in islice(ends, 1, None):
-                d = now - prev
-                prev = now
-                if d < lookup:
-                    h[small[d]] += 1
-                else:
-                    record(h, d)
+            record_ends(h, ends)
         ends.clear()
         self.recorded += pc() - t
 
