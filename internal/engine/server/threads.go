@@ -21,18 +21,18 @@ import (
 // Raising it does not let litebench use more CPUs: a P held by a thread
 // asleep in read runs nothing, and --cpus still confines the threads by
 // affinity.
-// maxRaise bounds the raise: past a few hundred connections most of
-// them wait at any moment, and every P costs memory and, during a
-// garbage collection, a share of dedicated mark workers (a quarter of
-// GOMAXPROCS).
-const maxRaise = 256
-
 var threads struct {
 	mu     sync.Mutex
 	open   int // blocking connections open now
 	raised int // the most open at once since open was last 0
 	base   int // GOMAXPROCS before the first was opened
 }
+
+// maxRaise bounds the raise: past a few hundred connections most of
+// them wait at any moment, and every P costs memory and, during a
+// garbage collection, a share of dedicated mark workers (a quarter of
+// GOMAXPROCS).
+const maxRaise = 256
 
 // holdThread notes one more blocking connection, raising GOMAXPROCS when
 // more are open at once than ever since none were.
