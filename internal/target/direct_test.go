@@ -445,13 +445,10 @@ func TestDirectStmtCloseFinalizes(t *testing.T) {
 }
 
 // A query under WithQueryReturned calls its hook once, before the first
-// row; until such a context exists, a query under a context that cannot be
-// cancelled (as the workloads' statements run) looks nothing up and
-// allocates nothing.
+// row; while no such context is live (none yet, or all released), a query
+// under a context that cannot be cancelled (as the workloads' statements
+// run) looks nothing up and allocates nothing.
 func TestQueryReturnedHook(t *testing.T) {
-	used := queryReturnedUsed.Load()
-	t.Cleanup(func() { queryReturnedUsed.Store(used) })
-	queryReturnedUsed.Store(false)
 	d := openFake(t, &rawFake{quiet: true}, PoolOptions{})
 	defer d.Close()
 	ctx := context.WithoutCancel(context.Background())
@@ -460,18 +457,20 @@ func TestQueryReturnedHook(t *testing.T) {
 	var n int64
 	dest := []any{&n} // a reused row sink
 	scan := func(r Row) error { return r.Scan(dest...) }
-	allocs := testing.AllocsPerRun(100, func() {
-		a.Reset()
-		a.Int(1)
-		if err := st.Query(ctx, &a, scan); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per query, want 0", allocs)
+	allocs := func() float64 {
+		return testing.AllocsPerRun(100, func() {
+			a.Reset()
+			a.Int(1)
+			if err := st.Query(ctx, &a, scan); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if n := allocs(); n != 0 {
+		t.Errorf("%v allocations per query, want 0", n)
 	}
 	calls, rows := 0, 0
-	hooked := WithQueryReturned(ctx, func() {
+	hooked, release := WithQueryReturned(ctx, func() {
 		if rows != 0 {
 			t.Error("hook called after a row was read")
 		}
@@ -480,6 +479,11 @@ func TestQueryReturnedHook(t *testing.T) {
 	err := st.Query(hooked, A(int64(1)), func(Row) error { rows++; return nil })
 	if err != nil || calls != 1 || rows != 2 {
 		t.Errorf("hook called %d times, %d rows (%v), want 1 and 2", calls, rows, err)
+	}
+	release()
+	release() // a second release changes nothing
+	if n := allocs(); n != 0 {
+		t.Errorf("after the hook's release: %v allocations per query, want 0", n)
 	}
 }
 

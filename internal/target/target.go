@@ -304,19 +304,23 @@ func All() ([]Target, []Unavailable) {
 
 type queryReturnedKey struct{}
 
-// queryReturnedUsed is set once any context of WithQueryReturned exists.
-// Until then queryReturned skips the lookup: looking a value up in a
-// context walks its chain, and through a context.WithoutCancel (which the
-// workloads' statements run under) it also allocates, which a point read
-// would pay on every operation for a hook only scan sets.
-var queryReturnedUsed atomic.Bool
+// queryReturnedLive counts the contexts of WithQueryReturned not yet
+// released. While there are none, queryReturned skips the lookup: looking
+// a value up in a context walks its chain, and through a
+// context.WithoutCancel (which the workloads' statements run under) it
+// also allocates, which a point read would pay on every operation for a
+// hook only scan sets. Counted, not latched: a run after a scan in the
+// same process (a suite, a sweep) does not pay it either.
+var queryReturnedLive atomic.Int64
 
 // WithQueryReturned returns a context under which Query calls fn once the
 // query has been handed to the engine and returned, before the first row
-// is read (sqlite3perf's "time after query").
-func WithQueryReturned(ctx context.Context, fn func()) context.Context {
-	queryReturnedUsed.Store(true)
-	return context.WithValue(ctx, queryReturnedKey{}, fn)
+// is read (sqlite3perf's "time after query"), and the function to call
+// once the query is over.
+func WithQueryReturned(ctx context.Context, fn func()) (context.Context, func()) {
+	queryReturnedLive.Add(1)
+	var once sync.Once
+	return context.WithValue(ctx, queryReturnedKey{}, fn), func() { once.Do(func() { queryReturnedLive.Add(-1) }) }
 }
 
 // QueryReturned calls the function WithQueryReturned put in ctx, if any
@@ -324,7 +328,7 @@ func WithQueryReturned(ctx context.Context, fn func()) context.Context {
 func QueryReturned(ctx context.Context) { queryReturned(ctx) }
 
 func queryReturned(ctx context.Context) {
-	if !queryReturnedUsed.Load() {
+	if queryReturnedLive.Load() == 0 {
 		return
 	}
 	if fn, ok := ctx.Value(queryReturnedKey{}).(func()); ok {

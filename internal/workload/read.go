@@ -121,7 +121,8 @@ func (w *scanW) Run(ctx context.Context, env *Env) error {
 	rec := env.NewRecorder(w.Ops())
 	start := time.Now()
 	var returned, first time.Time
-	qctx := target.WithQueryReturned(ctx, func() { returned = time.Now() })
+	qctx, release := target.WithQueryReturned(ctx, func() { returned = time.Now() })
+	defer release()
 	var (
 		n          int64
 		id         int64
