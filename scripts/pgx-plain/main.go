@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,6 +31,7 @@ func main() {
 	clients := flag.Int("c", 8, "connections, one goroutine each")
 	dur := flag.Duration("d", 10*time.Second, "how long")
 	blocking := flag.Bool("blocking", true, "blocking sockets, as litebench's postgres target uses")
+	low := flag.Bool("pgconn", false, "run the statement through pgconn (pgx's protocol layer) instead of pgx.Conn")
 	flag.Parse()
 	if *dsn == "" {
 		fmt.Fprintln(os.Stderr, "pgx-plain: -dsn URL is required")
@@ -75,6 +77,28 @@ func main() {
 			r := rand.New(rand.NewPCG(uint64(i), 1))
 			var bal int32
 			var k int64
+			if *low {
+				pc := c.PgConn()
+				var arg [1][]byte
+				var buf [20]byte
+				for time.Now().Before(end) {
+					arg[0] = strconv.AppendInt(buf[:0], r.Int64N(accounts)+1, 10)
+					rr := pc.ExecPrepared(ctx, "sel", arg[:], nil, nil)
+					for rr.NextRow() {
+						v := rr.Values()
+						if len(v) != 1 {
+							os.Exit(1)
+						}
+					}
+					if _, err := rr.Close(); err != nil {
+						fmt.Fprintln(os.Stderr, "pgx-plain:", err)
+						os.Exit(1)
+					}
+					k++
+				}
+				n.Add(k)
+				return
+			}
 			for time.Now().Before(end) {
 				if err := c.QueryRow(ctx, "sel", r.Int64N(accounts)+1).Scan(&bal); err != nil {
 					fmt.Fprintln(os.Stderr, "pgx-plain:", err)

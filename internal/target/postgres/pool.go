@@ -48,8 +48,12 @@ func quiet(ctx context.Context) context.Context { return context.WithoutCancel(c
 
 type conn struct {
 	c     *pgx.Conn
-	names map[*stmt]string // statements prepared on this connection
-	argv  []any            // a query's arguments, reused
+	names map[*stmt]*prep // statements prepared on this connection
+	argv  []any           // a query's arguments, reused
+	// A fast statement's encoded arguments and its current row, reused.
+	params [][]byte
+	pbuf   []byte
+	row    row
 	// broken: interrupted (shut down) while lent; closed when returned.
 	broken bool
 }
@@ -99,7 +103,7 @@ func (p *pool) get(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	p.opened.Add(1)
-	c := &conn{c: pc, names: map[*stmt]string{}}
+	c := &conn{c: pc, names: map[*stmt]*prep{}}
 	p.mu.Lock()
 	p.busy[c] = struct{}{}
 	p.mu.Unlock()
@@ -222,17 +226,18 @@ func (c *conn) query(ctx context.Context, q string, a *target.Args, fn func(targ
 	return rows.Err()
 }
 
-// name returns s's name on c, preparing it there the first time.
-func (c *conn) name(ctx context.Context, s *stmt) (string, error) {
-	if n, ok := c.names[s]; ok {
-		return n, nil
+// prep returns s as prepared on c, preparing it there the first time.
+func (c *conn) prep(ctx context.Context, s *stmt) (*prep, error) {
+	if p, ok := c.names[s]; ok {
+		return p, nil
 	}
-	n := s.name
-	if _, err := c.c.Prepare(quiet(ctx), n, s.q); err != nil {
-		return "", err
+	sd, err := c.c.Prepare(quiet(ctx), s.name, s.q)
+	if err != nil {
+		return nil, err
 	}
-	c.names[s] = n
-	return n, nil
+	p := newPrep(s.name, sd)
+	c.names[s] = p
+	return p, nil
 }
 
 // stmt is a statement of the pool, prepared on each connection that runs
@@ -252,7 +257,7 @@ func (p *pool) Prepare(ctx context.Context, q string) (target.Stmt, error) {
 		return nil, err
 	}
 	defer p.put(c)
-	if _, err := c.name(ctx, s); err != nil {
+	if _, err := c.prep(ctx, s); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -279,19 +284,25 @@ func (s *stmt) Query(ctx context.Context, a *target.Args, fn func(target.Row) er
 }
 
 func (s *stmt) execOn(ctx context.Context, c *conn, a *target.Args) error {
-	n, err := c.name(ctx, s)
+	p, err := c.prep(ctx, s)
 	if err != nil {
 		return err
 	}
-	return c.exec(ctx, n, a)
+	if p.fast {
+		return c.run(ctx, p, a, nil)
+	}
+	return c.exec(ctx, p.name, a)
 }
 
 func (s *stmt) queryOn(ctx context.Context, c *conn, a *target.Args, fn func(target.Row) error) error {
-	n, err := c.name(ctx, s)
+	p, err := c.prep(ctx, s)
 	if err != nil {
 		return err
 	}
-	return c.query(ctx, n, a, fn)
+	if p.fast {
+		return c.run(ctx, p, a, fn)
+	}
+	return c.query(ctx, p.name, a, fn)
 }
 
 // Close forgets the statement; connections drop it when they close.
