@@ -8,7 +8,10 @@
 // statements run with Bind/Execute only, as pgbench -M prepared does;
 // ad hoc statements (--prepared=false) are parsed by the server every time
 // (pgx's exec mode, one round trip), with no statement cache behind the
-// run's back. Results come as text, as libpq's do. Connections read and
+// run's back. Results come as text, as libpq's do. A prepared statement
+// whose parameters and columns are all plain types (integers, floats,
+// numeric, text, bytea, bool) runs on pgx's protocol layer, pgconn, with
+// its arguments encoded straight into the Bind message (fast.go). Connections read and
 // write with blocking system calls, as libpq does (server.DialBlocking),
 // so that a round trip costs what it costs a C client.
 package postgres
