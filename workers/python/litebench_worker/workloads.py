@@ -8,6 +8,7 @@ histograms are merged), a longer one through FULL.record.
 """
 
 import threading
+from array import array
 from itertools import chain, repeat
 from operator import itemgetter
 from time import perf_counter_ns as pc
@@ -93,6 +94,11 @@ def check_rows_per_stmt(sc, rps):
 
 SECOND = itemgetter(1)
 
+try:
+    from ._timed import calls as CALLS  # the timing loop in C (setup.sh builds it)
+except ImportError:  # pragma: no cover - the worker then times in Python
+    CALLS = None
+
 
 def stamped(calls):
     """(result, the clock's reading after it) for each call of `calls`, an
@@ -123,6 +129,9 @@ class Inserter:
         self.ends = []
         self.generated = self.recorded = 0  # ns spent generating rows and recording latencies
         self.chunk = max(rps, self.CHUNK // rps * rps)
+        # The C loop's clock readings: a start, one per statement of a
+        # chunk, the last shorter statement's and the loop's end mark.
+        self.raw = array("q", bytes(8 * (self.chunk // rps + 3))) if CALLS else None
 
     def sql(self, k):
         q = self.sqls.get(k)
@@ -203,6 +212,8 @@ class Inserter:
             rec.observe(INSERT, pc() - prev, n)
             return
         full, tail = self.sql(rps), n % rps
+        if self.raw is not None:
+            return self.tx_c(cur, stmts, start, n, full, tail, prev)
         ends = self.ends
         app = ends.append
         last, tail_done = None, False
@@ -234,6 +245,55 @@ class Inserter:
             raise
         finally:
             self.fold(tail if tail_done else 0)
+
+    def tx_c(self, cur, stmts, start, n, full, tail, prev):
+        """tx() with the statements run by the C loop (CALLS), which writes
+        the clock's readings to self.raw; fold_c() turns them into latencies
+        off the clock."""
+        ex, rec, rps, raw = cur.execute, self.rec, self.rps, self.raw
+        last, tail_done, k = None, False, 0
+        try:
+            ex(self.begin)
+            now = pc()
+            rec.observe(BEGIN, now - prev)
+            raw[0], k = now, 1
+            off = 0
+            while True:
+                if off + len(stmts) * rps > n:  # the last, shorter statement
+                    stmts, last = stmts[:-1], stmts[-1]
+                try:
+                    CALLS(ex, full, stmts, raw, k)
+                except BaseException:
+                    k = raw.index(0, k)  # the readings of the statements that returned
+                    raise
+                k += len(stmts)
+                if last is not None:
+                    ex(self.sql(tail), last)
+                    raw[k] = pc()
+                    k += 1
+                    tail_done = True
+                    break
+                off += len(stmts) * rps
+                if off >= n:
+                    break
+                self.fold_c(k, 0)
+                stmts = self.generate(start + off, min(n - off, self.chunk))
+                raw[0], k = pc(), 1
+            ex("COMMIT")
+            rec.observe(COMMIT, pc() - raw[k - 1])
+        except BaseException:
+            rollback(cur, self.env.client)
+            raise
+        finally:
+            self.fold_c(k, tail if tail_done else 0)
+
+    def fold_c(self, k, tail):
+        """fold() for the first k readings of self.raw."""
+        t = pc()
+        if k > 1:
+            self.rec.count[INSERT] += (k - 1) * self.rps - (self.rps - tail if tail else 0)
+            record_ends(self.rec.hist(INSERT), self.raw[:k])
+        self.recorded += pc() - t
 
     def fold(self, tail):
         """Records the statements whose end times are in self.ends (after the

@@ -2,12 +2,14 @@
 operation counted once, as a success in the histogram or as an error."""
 
 import itertools
+import os
 import sqlite3
 import threading
+from array import array
 
 import pytest
 
-from litebench_worker import db, hist
+from litebench_worker import db, hist, workloads
 from litebench_worker import ops as ops_mod
 from litebench_worker.worker import Worker
 
@@ -59,8 +61,21 @@ def test_reads_by_duration(client, tmp_path):
     assert fin["elapsed_s"] + record == pytest.approx(0.3, abs=0.05)
 
 
+@pytest.fixture(params=["C", "Python"])
+def timing(request, monkeypatch):
+    """The insert's timing loop: the C one (setup.sh builds it) or Python's."""
+    if request.param == "C":
+        if workloads.CALLS is None:
+            if os.environ.get("LITEBENCH_REQUIRE_WORKERS") == "1":
+                pytest.fail("the C timing loop (litebench_worker/_timed) is not built: run setup.sh")
+            pytest.skip("the C timing loop is not built")
+    else:
+        monkeypatch.setattr(workloads, "CALLS", None)
+    return request.param
+
+
 @pytest.mark.parametrize("client", ["sqlite3", "apsw"])
-def test_insert_statements_each_recorded(client, tmp_path):
+def test_insert_statements_each_recorded(client, timing, tmp_path):
     # 2,345 rows, 100 per transaction, 7 per statement: the last statement
     # of each transaction is shorter, and so is the last transaction.
     fin, ops = run(client, str(tmp_path / "i.db"), "insert", {"rows": "2345"}, {"batch": "100", "rows-per-stmt": "7"})
@@ -69,6 +84,66 @@ def test_insert_statements_each_recorded(client, tmp_path):
     # statements of 7 rows and one of 3
     assert ops["insert"]["service"]["count"] == 23 * 15 + 7
     assert ops["begin"]["count"] == ops["commit"]["count"] == 24
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+@pytest.mark.parametrize("rps", [1, 7])
+def test_insert_transactions_longer_than_a_chunk(client, rps, timing, tmp_path):
+    # 10,000 rows per transaction: generated and recorded in chunks of
+    # about 4,096 rows in the middle of each transaction.
+    fin, ops = run(
+        client, str(tmp_path / "i.db"), "insert", {"rows": "12345"}, {"batch": "10000", "rows-per-stmt": str(rps)}
+    )
+    assert fin["done"] == ops["insert"]["count"] == 12345
+    stmts = sum(-(-n // rps) for n in (10000, 2345))
+    assert ops["insert"]["service"]["count"] == stmts
+    assert ops["begin"]["count"] == ops["commit"]["count"] == 2
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_insert_statement_failing_mid_transaction(client, timing, tmp_path):
+    # Row 150 is there already: the second transaction fails at its 51st
+    # statement, is rolled back and counted as one error; its 50 statements
+    # that returned keep their latencies and rows in the op's count (as the
+    # Go engine's do), done counts the rows committed, the run goes on.
+    fin, ops = run(
+        client,
+        str(tmp_path / "i.db"),
+        "insert",
+        {"rows": "300"},
+        {"batch": "100"},
+        tamper="INSERT INTO bench(ID, rand, hash) VALUES (150, 'x', 'y')",
+    )
+    assert ops["insert"]["errors"] == {"constraint": 1}
+    assert fin["done"] == 200
+    assert ops["insert"]["count"] == ops["insert"]["service"]["count"] == 250
+    assert ops["begin"]["count"] == 3 and ops["commit"]["count"] == 2
+
+
+def test_timed_calls():
+    if workloads.CALLS is None:
+        pytest.skip("the C timing loop is not built")
+    calls, seen = workloads.CALLS, []
+
+    def fn(first, x):
+        if x == "boom":
+            raise KeyError(x)
+        seen.append((first, x))
+
+    out = array("q", bytes(8 * 8))
+    calls(fn, "f", ["a", "b", "c"], out, 2)
+    assert seen == [("f", "a"), ("f", "b"), ("f", "c")]
+    assert out[0] == out[1] == 0 and 0 < out[2] <= out[3] <= out[4] and out[5] == 0
+    # the same clock as time.perf_counter_ns
+    assert abs(out[4] - workloads.pc()) < 10**9
+    out = array("q", [-1] * 8)
+    with pytest.raises(KeyError):
+        calls(fn, "f", ("a", "boom", "c"), out, 1)
+    assert out[1] > 0 and out[2] == 0 and out[3] == -1  # one returned, then the mark
+    with pytest.raises(ValueError):
+        calls(fn, "f", ["a"] * 7, out, 1)  # no room for the mark
+    with pytest.raises(ValueError):
+        calls(fn, "f", ["a"], array("i", [0] * 8), 0)
 
 
 @pytest.mark.parametrize("client", ["sqlite3", "apsw"])
