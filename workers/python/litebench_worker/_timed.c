@@ -82,7 +82,103 @@ static PyObject *calls(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     return ret;
 }
 
+static PyObject *str_fetchall;
+
+/* The statuses reads() returns in its two low bits. */
+enum { CROSSED = 0, MISSING = 1, FULL = 2 };
+
+/*
+ * reads(execute, sql, next_key, arg, out, k, stop_at): point reads,
+ * execute(sql, (next_key(arg),)).fetchall() each, the clock's reading after
+ * each in out[k], out[k+1], ... (an array('q')), until a reading reaches
+ * stop_at (CROSSED), a read finds no row (MISSING) or out has room for one
+ * more reading only (FULL). Returns (reads << 2) | status; the last reading
+ * is the read that ended the loop. An exception from a call ends the loop
+ * and propagates, with a 0 written after the readings of the reads that
+ * returned rows.
+ */
+static PyObject *reads(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "reads(execute, sql, next_key, arg, out, k, stop_at) takes 7 arguments");
+        return NULL;
+    }
+    PyObject *execute = args[0], *sql = args[1], *next_key = args[2], *arg = args[3];
+    Py_ssize_t k = PyLong_AsSsize_t(args[5]);
+    if (k == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long long stop_at = PyLong_AsLongLong(args[6]);
+    if (stop_at == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_buffer buf;
+    if (PyObject_GetBuffer(args[4], &buf, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    Py_ssize_t room = buf.len / (Py_ssize_t)sizeof(int64_t);
+    if (buf.itemsize != (Py_ssize_t)sizeof(int64_t) || buf.format == NULL || strcmp(buf.format, "q") != 0 ||
+        k < 0 || k + 2 > room) {
+        PyErr_SetString(PyExc_ValueError, "reads: out must be an array('q') with room for k + 2 readings");
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    int64_t *out = (int64_t *)buf.buf;
+    struct timespec ts;
+    Py_ssize_t i = k;
+    int status = FULL;
+    for (; i + 1 < room; i++) {
+        PyObject *key = PyObject_CallOneArg(next_key, arg);
+        if (key == NULL) {
+            goto fail;
+        }
+        PyObject *tup = PyTuple_Pack(1, key);
+        Py_DECREF(key);
+        if (tup == NULL) {
+            goto fail;
+        }
+        PyObject *argv[2] = {sql, tup};
+        PyObject *cur = PyObject_Vectorcall(execute, argv, 2, NULL);
+        Py_DECREF(tup);
+        if (cur == NULL) {
+            goto fail;
+        }
+        PyObject *rows = PyObject_VectorcallMethod(str_fetchall, &cur, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        Py_DECREF(cur);
+        if (rows == NULL) {
+            goto fail;
+        }
+        int found = PyList_CheckExact(rows) ? PyList_GET_SIZE(rows) > 0 : PyObject_IsTrue(rows);
+        Py_DECREF(rows);
+        if (found < 0) {
+            goto fail;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        out[i] = now;
+        if (!found) {
+            status = MISSING;
+            i++;
+            break;
+        }
+        if (now >= stop_at) {
+            status = CROSSED;
+            i++;
+            break;
+        }
+    }
+    PyBuffer_Release(&buf);
+    return PyLong_FromSsize_t(((i - k) << 2) | status);
+fail:
+    out[i] = 0;
+    PyBuffer_Release(&buf);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"reads", (PyCFunction)(void (*)(void))reads, METH_FASTCALL,
+     "reads(execute, sql, next_key, arg, out, k, stop_at): point reads until the clock reaches stop_at, "
+     "a read finds no row, or out is full; returns (reads << 2) | status (0 crossed, 1 missing, 2 full)."},
     {"calls", (PyCFunction)(void (*)(void))calls, METH_FASTCALL,
      "calls(fn, first, items, out, k): fn(first, x) for each x of items, the clock's reading "
      "(CLOCK_MONOTONIC, ns) after each written to out[k], out[k+1], ... (an array('q')); "
@@ -94,4 +190,10 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_timed", NULL, -1, methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__timed(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__timed(void) {
+    str_fetchall = PyUnicode_InternFromString("fetchall");
+    if (str_fetchall == NULL) {
+        return NULL;
+    }
+    return PyModule_Create(&module);
+}

@@ -7,6 +7,7 @@ loadgen does."""
 import queue
 import threading
 import time
+from array import array
 from itertools import count as counter
 from time import perf_counter_ns as pc
 
@@ -16,6 +17,7 @@ from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder, record_ends
 from .settings import BadInput, q
 from .workloads import (
     READ,
+    READS,
     WRITE,
     Counted,
     Failed,
@@ -496,6 +498,80 @@ class Engine:
             lane.done()
 
     def read_loop(self, lane, ex):
+        if READS is not None and self.w.count <= 0:
+            return self.read_loop_c(lane, ex)
+        return self.read_loop_py(lane, ex)
+
+    RAW = 4096  # readings the C loop keeps between two recordings
+
+    def read_loop_c(self, lane, ex):
+        """read_loop_py with the reads run by the C loop (READS), which
+        writes each read's end time into an array and returns at the next
+        check's time, at a missing row or when the array is full; what it
+        returns is recorded as read_loop_py records it, off the clock. A
+        --count run (each read claims one of a shared count) takes
+        read_loop_py."""
+        w, env = self.w, self.env
+        execute, next_key, fail, Error = ex.rconn.cur.execute, ex.keys.next, ex.fail, ex.client.Error
+        sql, off = w.read_sql, w.sc.key_offset
+        if off:
+            keys = next_key
+
+            def next_key(n):
+                return keys(n) + off
+
+        alone, record, clock = self.workers == 1, FULL.record, pc
+        raw = array("q", bytes(8 * self.RAW))
+        try:
+            now = clock()
+            st = lane.check(now)
+            if st is None:
+                return
+            rec, h, deadline, check_at, _ = st
+            raw[0], k = now, 1
+            while True:  # one C loop per check (1 ms), or per full array
+                try:
+                    got = READS(execute, sql, next_key, w.visible, raw, k, check_at)
+                except BaseException as e:
+                    k = raw.index(0, k)  # the reads before the exception
+                    if not isinstance(e, Error):
+                        record_ends(h, raw[:k])
+                        raise
+                    err = fail(e)
+                    end = clock()
+                    record_ends(h, raw[:k])
+                    if not isinstance(err, Counted):
+                        raise err from None
+                    rec.error(READ, err.kind)
+                else:
+                    n, status = got >> 2, got & 3
+                    k += n
+                    end = raw[k - 1]
+                    if status == 2:  # full: record, go on
+                        record_ends(h, raw[:k])
+                    else:
+                        record_ends(h, raw[: k - 1])
+                        if status == 1:
+                            rec.error(READ, "missing")
+                        elif end <= deadline:
+                            record(h, end - raw[k - 2])
+                        else:
+                            # Finished after the window closed: its latency
+                            # counts, it does not count towards the rate.
+                            rec.observe_overrun(READ, end - raw[k - 2])
+                if end >= check_at:
+                    st = lane.check(end)
+                    if st is None:
+                        break
+                    rec, h, deadline, check_at, _ = st
+                now = clock()  # what happened since end is the harness's
+                if alone and lane.measuring:
+                    env.recorded += now - end
+                raw[0], k = now, 1
+        finally:
+            lane.done()
+
+    def read_loop_py(self, lane, ex):
         """op_loop for point reads on a connection of the worker's own, with
         the read inline: the common case, where the harness costs most. One
         clock reading per read, as the Go event loop takes: a read's latency

@@ -95,9 +95,10 @@ def check_rows_per_stmt(sc, rps):
 SECOND = itemgetter(1)
 
 try:
-    from ._timed import calls as CALLS  # the timing loop in C (setup.sh builds it)
+    from ._timed import calls as CALLS  # the timing loops in C (setup.sh builds them)
+    from ._timed import reads as READS
 except ImportError:  # pragma: no cover - the worker then times in Python
-    CALLS = None
+    CALLS = READS = None
 
 
 def stamped(calls):

@@ -157,7 +157,8 @@ def read_loop(client, path, monkeypatch, step, count=0, duration=0, delete=None,
     """Engine.read_loop of one worker over 1,000 rows, reading a clock that
     moves `step` ns a reading: every latency it records is `step`. spans, a
     list, gets the time the loop left out of the elapsed time and the span
-    of its clock readings."""
+    of its clock readings. The loop is Python's (the C loop reads the real
+    clock)."""
     w = Worker(db.Client(client), threading.Event())
     job = {"workload": "read", "path": path, "params": {"rows": "1000", "count": "1"}, "settings": {}}
     try:
@@ -168,6 +169,7 @@ def read_loop(client, path, monkeypatch, step, count=0, duration=0, delete=None,
         wl.read_sql, wl.wpool, wl.env = "SELECT ID,rand,hash FROM bench WHERE ID = ?", env.pool, env
         wl.count, wl.duration = count, duration
         monkeypatch.setattr(ops_mod, "pc", itertools.count(10**9, step).__next__)
+        monkeypatch.setattr(ops_mod, "READS", None)
         eng = ops_mod.Engine(env, wl)
         eng.claimed = itertools.count(1)
         ex = ops_mod.Executor(wl, 0, ops_mod.READ, 1, 0)
@@ -248,3 +250,95 @@ def test_read_loop_leaves_out_its_recording(client, tmp_path, monkeypatch):
     recorded, span = spans
     assert span == 5000 * 5000 + recorded
     assert recorded == 5000 * 25
+
+
+@pytest.mark.parametrize("client", ["sqlite3", "apsw"])
+def test_read_loop_c_records_each_read_once(client, tmp_path):
+    # The C read loop, by duration on the real clock, with a third of the
+    # rows missing: every SELECT it ran is a latency, an overrun or a
+    # missing row, once.
+    if ops_mod.READS is None:
+        pytest.skip("the C timing loops are not built")
+    w = Worker(db.Client(client), threading.Event())
+    job = {"workload": "read", "path": str(tmp_path / "r.db"), "params": {"rows": "1000"}, "settings": {}}
+    reads = [0]
+    try:
+        w.setup(job)
+        w.pool.run("DELETE FROM bench WHERE ID % 3 = 0")
+        wl, env = w.wl, w.env
+        wl.read_sql, wl.wpool, wl.env = "SELECT ID,rand,hash FROM bench WHERE ID = ?", env.pool, env
+        wl.count, wl.duration = 0, 30_000_000
+        eng = ops_mod.Engine(env, wl)
+        ex = ops_mod.Executor(wl, 0, ops_mod.READ, 1, 0)
+        if client == "sqlite3":
+
+            class Counting(sqlite3.Cursor):
+                def execute(self, sql, args=()):
+                    reads[0] += 1
+                    return super().execute(sql, args)
+
+            ex.rconn.cur = ex.rconn.raw.cursor(factory=Counting)
+        eng.workers = 1
+        eng.begin(ops_mod.pc())
+        lane = ops_mod.Lane(eng, ops_mod.READ)
+        try:
+            eng.read_loop(lane, ex)
+        finally:
+            ex.close()
+    finally:
+        w.close()
+    rec = lane.rec
+    h = rec.hist(ops_mod.READ)
+    missing = rec.errs[ops_mod.READ][hist.ERROR_KINDS.index("missing")]
+    ok = sum(h)
+    assert ok == rec.count[ops_mod.READ] and ok > 100 and missing > 30
+    assert 0.2 < missing / (ok + missing) < 0.45
+    assert rec.overrun[ops_mod.READ] <= 1
+    if reads[0]:
+        assert reads[0] == ok + missing + rec.overrun[ops_mod.READ]
+
+
+def test_timed_reads():
+    if ops_mod.READS is None:
+        pytest.skip("the C timing loops are not built")
+    reads = ops_mod.READS
+
+    class Cur:
+        def __init__(self, rows):
+            self.rows = rows
+
+        def fetchall(self):
+            return self.rows
+
+    table = {1: [(1,)], 2: [(2,)], 3: []}
+    keys = itertools.cycle([1, 2, 3]).__next__
+
+    def execute(sql, args):
+        if args[0] == 9:
+            raise ValueError("boom")
+        return Cur(table[args[0]])
+
+    out = array("q", bytes(8 * 16))
+    far = 1 << 62
+    # a missing row (key 3) ends the loop after its reading
+    got = reads(execute, "q", lambda n: keys(), 0, out, 1, far)
+    assert got == (3 << 2) | 1 and 0 < out[1] <= out[2] <= out[3] and out[4] == 0
+    # a reading at or past stop_at ends it
+    got = reads(execute, "q", lambda n: 1, 0, out, 1, 0)
+    assert got == (1 << 2) | 0
+    # a full array: room for one reading more than the reads
+    got = reads(execute, "q", lambda n: 2, 0, out, 1, far)
+    assert got == (14 << 2) | 2 and out[14] > 0
+    # next_key gets its argument; an exception propagates after a 0 mark
+    out = array("q", [-1] * 16)
+    seen = []
+
+    def nk(n):
+        seen.append(n)
+        return 9 if len(seen) == 3 else 1
+
+    with pytest.raises(ValueError):
+        reads(execute, "q", nk, 1000, out, 1, far)
+    assert seen == [1000] * 3 and out[1] > 0 and out[2] > 0 and out[3] == 0 and out[4] == -1
+    with pytest.raises(ValueError):
+        reads(execute, "q", nk, 0, array("q", [0]), 0, far)
