@@ -8,8 +8,10 @@ Under callgrind, the difference between two runs of different lengths,
 divided by the difference in reads, is the instructions per read, whatever
 the machine's load:
 
-  INSTR=1 valgrind --tool=callgrind --instr-atstart=no python instr.py apsw worker 2000
-  (and 6000; plain and fold 2000 and 6000 likewise)
+  INSTR=1 LITEBENCH_TIMED_STEP_NS=6600 valgrind --tool=callgrind --instr-atstart=no \
+      python instr.py apsw worker 2000
+  (and 6000; plain and fold 2000 and 6000 likewise; PYTHON=1 counts the
+  worker's Python loop instead of its C loop)
 
 The worker's measured part is worker less fold.
 
@@ -26,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import slices  # noqa: E402
 from common import gen  # noqa: E402
 
-from litebench_worker import hist, ops  # noqa: E402
+from litebench_worker import hist, ops, workloads  # noqa: E402
 
 
 def plain(wl, env, n):
@@ -85,9 +87,17 @@ def main(client, side, n):
         # a reading, like perf_counter_ns; under callgrind it counts some 90
         # instructions more than perf_counter_ns's 500 or so).
         ops.pc = itertools.count(pc(), 6600).__next__
-        # The C read loop reads the real clock, which under callgrind
-        # passes every check's time at each read: count Python's loop.
-        ops.READS = None
+        if ops.READS is not None:
+            # The C loops' own clock moves 6.6 µs a reading too
+            # (LITEBENCH_TIMED_STEP_NS, set before the module loaded), and
+            # the Python side reads the same one.
+            from litebench_worker import _timed
+
+            if os.environ.get("LITEBENCH_TIMED_STEP_NS") != "6600":
+                raise SystemExit("instr.py: run with LITEBENCH_TIMED_STEP_NS=6600 (or PYTHON=1 for Python's loop)")
+            ops.pc = workloads.pc = _timed.now
+        if os.environ.get("PYTHON"):
+            ops.READS = None  # count Python's loop
     path = "/tmp/litebench-py-instr-%d.db" % os.getpid()  # runs side by side do not share it
     w, wl, env = slices.setup(client, path)
     if side == "fold":
