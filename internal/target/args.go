@@ -228,19 +228,33 @@ type ValuesBinder interface {
 	BindValues(vals []any) error
 }
 
+// RawValuesBinder is a ValuesBinder whose driver binds a typed value
+// (Binder) as cheaply as BindValues binds an interface: it is given in
+// one call only the values as generated (Args.Boxed, the insert path's
+// rows), and typed values are bound one by one, without boxing them into
+// interfaces for it to unbox (a point read's key).
+type RawValuesBinder interface {
+	ValuesBinder
+	RawValuesOnly()
+}
+
 // bind binds a's values to parameters 1..a.Len() of b, in one call
-// through vb when b's driver has it (nil when not): the pool finds vb once,
-// when it prepares the statement, rather than asserting it on every
+// through vb when b's driver has it (nil when not) and, when rawOnly (vb
+// is a RawValuesBinder), the values are as generated: the pool finds vb
+// once, when it prepares the statement, rather than asserting it on every
 // execution.
-func bind(b Binder, vb ValuesBinder, a *Args) error {
-	if vb != nil && a.Err() == nil {
+func bind(b Binder, vb ValuesBinder, rawOnly bool, a *Args) error {
+	if vb != nil && a.Err() == nil && (!rawOnly || a != nil && a.raw != nil) {
 		return vb.BindValues(a.Values())
 	}
 	a.unbox()
 	if err := a.Err(); err != nil {
 		return err
 	}
-	for i := 0; i < a.Len(); i++ {
+	if a == nil {
+		return nil
+	}
+	for i := range a.v {
 		v := &a.v[i]
 		var err error
 		switch v.Kind {

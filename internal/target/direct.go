@@ -141,13 +141,15 @@ type directConn struct {
 // found once, when it is prepared, instead of by a type assertion on
 // every execution.
 type prepared struct {
-	st RawStmt
-	vb ValuesBinder // nil: the driver binds one value at a time
+	st      RawStmt
+	vb      ValuesBinder // nil: the driver binds one value at a time
+	rawOnly bool         // vb is a RawValuesBinder
 }
 
 func newPrepared(st RawStmt) prepared {
 	vb, _ := st.(ValuesBinder)
-	return prepared{st, vb}
+	_, rawOnly := st.(RawValuesBinder)
+	return prepared{st, vb, rawOnly}
 }
 
 var (
@@ -321,7 +323,7 @@ func (c *directConn) run(ctx context.Context, p prepared, a *Args, fn func(Row) 
 		return err
 	}
 	st := p.st
-	if err := bind(st, p.vb, a); err != nil {
+	if err := bind(st, p.vb, p.rawOnly, a); err != nil {
 		st.Reset()
 		return err
 	}
@@ -342,7 +344,7 @@ func (c *directConn) run(ctx context.Context, p prepared, a *Args, fn func(Row) 
 		if fn != nil {
 			if err := fn(row); err != nil {
 				st.Reset()
-				if err == Stop {
+				if isStop(err) {
 					return nil
 				}
 				return err
