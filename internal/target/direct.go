@@ -258,7 +258,8 @@ func (c *directConn) exec(ctx context.Context, q string, a *Args) error {
 	if err != nil {
 		return err
 	}
-	err = c.run(ctx, newPrepared(st), a, nil)
+	p := newPrepared(st)
+	err = c.run(ctx, &p, a, nil)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -273,7 +274,8 @@ func (c *directConn) query(ctx context.Context, q string, a *Args, fn func(Row) 
 	if err != nil {
 		return err
 	}
-	err = c.run(ctx, newPrepared(st), a, fn)
+	p := newPrepared(st)
+	err = c.run(ctx, &p, a, fn)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -293,22 +295,23 @@ func (c *directConn) cached(q string) (prepared, error) {
 	return p, nil
 }
 
-// stmt is s's statement on c, prepared on first use.
-func (c *directConn) stmt(s *directStmt) (prepared, error) {
+// stmt is s's statement on c, prepared on first use. The pointer is into
+// c's byID: valid until c prepares another statement.
+func (c *directConn) stmt(s *directStmt) (*prepared, error) {
 	if s.id < len(c.byID) {
-		if p := c.byID[s.id]; p.st != nil {
+		if p := &c.byID[s.id]; p.st != nil {
 			return p, nil
 		}
 	}
 	p, err := c.cached(s.q)
 	if err != nil {
-		return prepared{}, err
+		return nil, err
 	}
 	if s.id >= len(c.byID) {
 		c.byID = append(c.byID, make([]prepared, s.id+1-len(c.byID))...)
 	}
 	c.byID[s.id] = p
-	return p, nil
+	return &c.byID[s.id], nil
 }
 
 // rawRow is the current row of a statement.
@@ -318,7 +321,7 @@ func (r *rawRow) Scan(dest ...any) error { return Scan(r.st, dest) }
 
 // run binds a to p (a statement of c), steps it to the end handing each
 // row to fn (nil for a statement whose rows are not wanted), and resets it.
-func (c *directConn) run(ctx context.Context, p prepared, a *Args, fn func(Row) error) error {
+func (c *directConn) run(ctx context.Context, p *prepared, a *Args, fn func(Row) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
