@@ -281,7 +281,10 @@ type run struct {
 	// cancelled receives the time the caller's ctx ended.
 	cancelled   chan time.Time
 	interrupted atomic.Int64
-	// inflight counts operations between the call to Do and its return.
+	// inflight counts operations between the call to Do and its return;
+	// a closed-loop worker counts once from its start to its end (its
+	// loop, outside Do, ends at once after a cancel), so as not to write
+	// a shared counter twice per operation.
 	inflight atomic.Int64
 }
 
@@ -486,6 +489,8 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 	if c, ok := ex.(interface{ Close() }); ok {
 		defer c.Close()
 	}
+	r.inflight.Add(1)
+	defer r.inflight.Add(-1)
 	measuring := r.ph.measured.Load()
 	rec := metrics.NewRecorder(cfg.Ops) // warm-up: not registered
 	if measuring {
@@ -533,9 +538,7 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 			op = cfg.Choose(seq)
 		}
 		seq++
-		r.inflight.Add(1)
 		retries, err := ex.Do(ctx, op)
-		r.inflight.Add(-1)
 		end := r.since()
 		took = end - start
 		if ctx.Err() != nil {

@@ -659,6 +659,39 @@ func TestWallClockSmoke(t *testing.T) {
 	}
 }
 
+// A closed-loop worker that is not stuck ends at the cancel and is not
+// counted among the abandoned: only the stuck one is.
+func TestDrainCountsOnlyStuckWorkers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ops := metrics.Ops{"op"}
+		release := make(chan struct{})
+		var n atomic.Int64
+		var rs recs
+		cfg := Config{
+			Ops: ops, Roles: []int{0, 0}, Duration: time.Hour, Drain: 200 * time.Millisecond, Clock: virtual{},
+			NewExecutor: func(w int) (Executor, error) {
+				if w == 0 {
+					return stuck{release}, nil
+				}
+				return &fake{n: &n, d: time.Millisecond}, nil
+			},
+			NewRecorder: rs.new(ops),
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(50*time.Millisecond, cancel)
+		st, err := Run(ctx, cfg)
+		close(release)
+		synctest.Wait()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err %v", err)
+		}
+		if st.Abandoned != 1 || n.Load() == 0 {
+			t.Errorf("abandoned %d (the other worker ran %d), want 1", st.Abandoned, n.Load())
+		}
+	})
+}
+
 // The closed loop on the wall clock (the time read as durations since
 // the run's start): after a warm-up, every operation started in the
 // window is counted once, in the count or as an overrun, each latency is
