@@ -227,12 +227,18 @@ func Run(ctx context.Context, cfg Config) (Stats, error) {
 
 // phase tracks the switch from warm-up to measurement.
 type phase struct {
-	cfg      *Config
-	warmEnd  time.Time
-	once     sync.Once
-	measured atomic.Bool
+	cfg *Config
+	// epoch is the clock's time when the run started: the closed loop
+	// reads the time as the duration since it (run.since), and warmEnd
+	// and deadline as warmEndAt and deadlineAt.
+	epoch     time.Time
+	warmEnd   time.Time
+	warmEndAt time.Duration
+	once      sync.Once
+	measured  atomic.Bool
 	// start and deadline are written once, before measured is set.
 	start, deadline time.Time
+	deadlineAt      time.Duration
 }
 
 func (p *phase) begin(now time.Time) {
@@ -240,6 +246,7 @@ func (p *phase) begin(now time.Time) {
 		p.start = now
 		if p.cfg.Duration > 0 {
 			p.deadline = now.Add(p.cfg.Duration)
+			p.deadlineAt = p.deadline.Sub(p.epoch)
 		}
 		p.cfg.Done.Store(0)
 		if p.cfg.OnMeasure != nil {
@@ -264,6 +271,9 @@ func (s *stopper) stop(err error) {
 type run struct {
 	cfg *Config
 	clk Clock
+	// wall: clk is the wall clock, whose durations since the epoch
+	// (since) are read from the monotonic clock alone.
+	wall bool
 	// ctx ends when the caller's does (parent) or on a fatal error.
 	ctx, parent context.Context
 	st          stopper
@@ -271,7 +281,10 @@ type run struct {
 	// cancelled receives the time the caller's ctx ended.
 	cancelled   chan time.Time
 	interrupted atomic.Int64
-	// inflight counts operations between the call to Do and its return.
+	// inflight counts operations between the call to Do and its return;
+	// a closed-loop worker counts once from its start to its end (its
+	// loop, outside Do, ends at once after a cancel), so as not to write
+	// a shared counter twice per operation.
 	inflight atomic.Int64
 }
 
@@ -302,8 +315,20 @@ func start(parent context.Context, cfg *Config) (*run, func()) {
 	r := &run{cfg: cfg, clk: cfg.Clock, ctx: ctx, parent: parent, cancelled: make(chan time.Time, 1)}
 	r.st.cancel = cancel
 	r.ph.cfg = cfg
+	_, r.wall = cfg.Clock.(*wallClock)
+	r.ph.epoch = r.clk.Now()
 	unwatch := context.AfterFunc(parent, func() { r.cancelled <- r.clk.Now() })
 	return r, func() { unwatch(); cancel() }
+}
+
+// since is the time on the run's clock as the duration since its epoch.
+// On the wall clock that is one read of the monotonic clock (time.Since),
+// where a time.Time reads the wall clock too.
+func (r *run) since() time.Duration {
+	if r.wall {
+		return time.Since(r.ph.epoch)
+	}
+	return r.clk.Now().Sub(r.ph.epoch)
 }
 
 // end returns the end of the measured part for a run whose goroutines
@@ -327,7 +352,7 @@ func (r *run) end(stopAt time.Time) time.Time {
 type tally struct {
 	to   *atomic.Int64
 	n    int64
-	last time.Time
+	last time.Duration // since the run's epoch
 }
 
 const (
@@ -335,9 +360,10 @@ const (
 	tallyEvery = 10 * time.Millisecond
 )
 
-func (t *tally) add(now time.Time) {
+// add counts an operation that ended at now (since the run's epoch).
+func (t *tally) add(now time.Duration) {
 	t.n++
-	if t.n >= tallyBatch || now.Sub(t.last) >= tallyEvery {
+	if t.n >= tallyBatch || now-t.last >= tallyEvery {
 		t.to.Add(t.n)
 		t.n, t.last = 0, now
 	}
@@ -425,6 +451,7 @@ func runClosed(parent context.Context, cfg Config) (Stats, error) {
 func (r *run) closedStart() *quota {
 	t0 := r.clk.Now()
 	r.ph.warmEnd = t0.Add(r.cfg.Warmup)
+	r.ph.warmEndAt = r.ph.warmEnd.Sub(r.ph.epoch)
 	if r.cfg.Warmup <= 0 {
 		r.ph.begin(t0)
 	}
@@ -453,7 +480,7 @@ func (r *run) closedStats(wg *sync.WaitGroup, issued *atomic.Int64) (Stats, erro
 // work is closed-loop worker w: it runs operations of kind role until the
 // run ends, and returns how many measured ones it started.
 func (r *run) work(w, role int, q *quota) (issued int64) {
-	cfg, ctx, clk := r.cfg, r.ctx, r.clk
+	cfg, ctx := r.cfg, r.ctx
 	ex, err := cfg.NewExecutor(w)
 	if err != nil {
 		r.st.stop(fmt.Errorf("worker %d: %w", w, err))
@@ -462,6 +489,8 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 	if c, ok := ex.(interface{ Close() }); ok {
 		defer c.Close()
 	}
+	r.inflight.Add(1)
+	defer r.inflight.Add(-1)
 	measuring := r.ph.measured.Load()
 	rec := metrics.NewRecorder(cfg.Ops) // warm-up: not registered
 	if measuring {
@@ -477,10 +506,10 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 	var took time.Duration // how long the last operation took
 	seq := uint64(w) << 40
 	for ctx.Err() == nil {
-		start := clk.Now()
+		start := r.since()
 		if !measuring {
-			if !r.ph.measured.Load() && !start.Before(r.ph.warmEnd) {
-				r.ph.begin(start)
+			if !r.ph.measured.Load() && start >= r.ph.warmEndAt {
+				r.ph.begin(r.ph.epoch.Add(start))
 			}
 			if r.ph.measured.Load() {
 				measuring = true
@@ -491,7 +520,7 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 			}
 		}
 		if measuring {
-			if cfg.Duration > 0 && !start.Before(r.ph.deadline) {
+			if cfg.Duration > 0 && start >= r.ph.deadlineAt {
 				return issued
 			}
 			if cfg.Count > 0 {
@@ -509,21 +538,19 @@ func (r *run) work(w, role int, q *quota) (issued int64) {
 			op = cfg.Choose(seq)
 		}
 		seq++
-		r.inflight.Add(1)
 		retries, err := ex.Do(ctx, op)
-		r.inflight.Add(-1)
-		end := clk.Now()
-		took = end.Sub(start)
+		end := r.since()
+		took = end - start
 		if ctx.Err() != nil {
 			if measuring {
 				r.interrupted.Add(1) // ended after the cancel: not counted
 			}
 			return issued
 		}
-		if !record(cfg, rec, op, retries, err, &r.st) {
+		if (err != nil || retries != 0) && !record(cfg, rec, op, retries, err, &r.st) {
 			continue
 		}
-		if measuring && cfg.Duration > 0 && end.After(r.ph.deadline) {
+		if measuring && cfg.Duration > 0 && end > r.ph.deadlineAt {
 			// Finished after the window closed: its latency counts,
 			// it does not count towards the rate.
 			rec.ObserveOverrun(op, took)
@@ -629,7 +656,7 @@ func runOpen(parent context.Context, cfg Config) (Stats, error) {
 				case record(&cfg, into, op, retries, err, &r.st):
 					into.ObserveScheduled(op, end.Sub(start), end.Sub(t0)-t.due, late > cfg.LateAfter)
 					if measured {
-						done.add(end)
+						done.add(end.Sub(t0))
 					}
 				}
 				idle.Add(1)

@@ -659,6 +659,76 @@ func TestWallClockSmoke(t *testing.T) {
 	}
 }
 
+// A closed-loop worker that is not stuck ends at the cancel and is not
+// counted among the abandoned: only the stuck one is.
+func TestDrainCountsOnlyStuckWorkers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ops := metrics.Ops{"op"}
+		release := make(chan struct{})
+		var n atomic.Int64
+		var rs recs
+		cfg := Config{
+			Ops: ops, Roles: []int{0, 0}, Duration: time.Hour, Drain: 200 * time.Millisecond, Clock: virtual{},
+			NewExecutor: func(w int) (Executor, error) {
+				if w == 0 {
+					return stuck{release}, nil
+				}
+				return &fake{n: &n, d: time.Millisecond}, nil
+			},
+			NewRecorder: rs.new(ops),
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(50*time.Millisecond, cancel)
+		st, err := Run(ctx, cfg)
+		close(release)
+		synctest.Wait()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err %v", err)
+		}
+		if st.Abandoned != 1 || n.Load() == 0 {
+			t.Errorf("abandoned %d (the other worker ran %d), want 1", st.Abandoned, n.Load())
+		}
+	})
+}
+
+// The closed loop on the wall clock (the time read as durations since
+// the run's start): after a warm-up, every operation started in the
+// window is counted once, in the count or as an overrun, each latency is
+// at least the operation's own, and the window is the duration asked.
+func TestClosedLoopWallClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("wall clock")
+	}
+	ops := metrics.Ops{"op"}
+	var n, done atomic.Int64
+	var rs recs
+	var started time.Time
+	const d = 200 * time.Microsecond
+	st, err := Run(context.Background(), Config{
+		Ops: ops, Roles: []int{0, 0}, Duration: 200 * time.Millisecond, Warmup: 50 * time.Millisecond,
+		NewExecutor: func(int) (Executor, error) { return &fake{n: &n, d: d}, nil },
+		NewRecorder: rs.new(ops), Done: &done, OnMeasure: func(t time.Time) { started = t },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := metrics.Merge(ops, rs.rs)
+	if len(m) != 1 {
+		t.Fatalf("merged %d op kinds", len(m))
+	}
+	o := m[0]
+	if o.Count == 0 || o.Count+o.Overrun != st.Issued || o.Count != done.Load() || o.Service.TotalCount() != st.Issued || n.Load() <= st.Issued {
+		t.Errorf("counted %d + %d overruns, %d latencies, issued %d, done %d, ran %d", o.Count, o.Overrun, o.Service.TotalCount(), st.Issued, done.Load(), n.Load())
+	}
+	if min := o.Service.Min(); min < int64(d)*999/1000 {
+		t.Errorf("shortest latency %v, want at least %v", time.Duration(min), d)
+	}
+	if !st.Start.Equal(started) || st.End.Sub(st.Start) != 200*time.Millisecond {
+		t.Errorf("window %v to %v (OnMeasure %v), want 200ms", st.Start, st.End, started)
+	}
+}
+
 type nop struct{}
 
 func (nop) Do(context.Context, int) (int, error) { return 0, nil }

@@ -191,6 +191,6 @@ func (l *eventLoop) end(e Ended, now time.Time) {
 	}
 	rec.Observe(s.op, l.took)
 	if s.measured {
-		l.done.add(now)
+		l.done.add(now.Sub(r.ph.epoch))
 	}
 }

@@ -28,9 +28,10 @@ import (
 // Histogram bounds: nanoseconds from 1 ns to 10 minutes, 3 significant
 // figures (0.1% resolution at any scale).
 const (
-	lowest  = 1
-	highest = int64(10 * time.Minute)
-	sigfigs = 3
+	lowest    = 1
+	highest   = int64(10 * time.Minute)
+	sigfigs   = 3
+	ivSigfigs = 2 // the time series' intervals
 )
 
 // NewHistogram returns an empty latency histogram in nanoseconds.
@@ -56,8 +57,8 @@ func ErrKind(name string) int {
 type Ops []string
 
 type opRec struct {
-	service  *hdr.Histogram
-	response *hdr.Histogram // open loop only
+	service  counts
+	response counts // open loop only
 	count    int64
 	errs     [len(ErrorKinds)]int64
 	retries  int64
@@ -79,9 +80,10 @@ type Recorder struct {
 // interval is what a live recorder saw of one op kind since the last
 // sample.
 type interval struct {
-	count int64
-	errs  int64
-	hist  *hdr.Histogram
+	count   int64
+	errs    int64
+	samples int64  // latencies in hist
+	hist    counts // of an interval histogram (ivMag)
 }
 
 // live holds a live recorder's two interval buffers: the worker records
@@ -143,7 +145,7 @@ func (p *phaser) flip() {
 
 // NewIntervalHistogram is the coarser histogram of one time-series sample:
 // 2 significant figures keep it small enough to swap every second.
-func NewIntervalHistogram() *hdr.Histogram { return hdr.New(lowest, highest, 2) }
+func NewIntervalHistogram() *hdr.Histogram { return hdr.New(lowest, highest, ivSigfigs) }
 
 // Live makes r keep per-interval figures for TakeInterval. Call it before
 // the recorder is used.
@@ -163,7 +165,7 @@ func NewRecorder(ops Ops) *Recorder {
 func (r *Recorder) rec(op int) *opRec {
 	o := &r.recs[op]
 	if o.service == nil {
-		o.service = NewHistogram()
+		o.service = newCounts(runLen)
 	}
 	return o
 }
@@ -184,40 +186,44 @@ func (r *Recorder) Observe(op int, d time.Duration) { r.ObserveN(op, 1, d) }
 // ObserveN records n operations (e.g. rows of a multi-row statement) that
 // together took d, as one latency sample and n in the count.
 func (r *Recorder) ObserveN(op int, n int64, d time.Duration) {
+	v := clamp(d)
 	if r.lv != nil {
-		r.lv.observe(op, n, d)
+		r.lv.observe(op, n, v)
 	}
 	o := r.rec(op)
 	o.count += n
-	o.service.RecordValue(clamp(d)) //nolint:errcheck // clamped into range
+	o.service.add(runIndex(v))
 }
 
 // observe adds to the current interval; the interval's latency is the one
-// users feel: response time in open loop, service time otherwise.
-func (l *live) observe(op int, n int64, d time.Duration) {
+// users feel: response time in open loop, service time otherwise. v is
+// clamped.
+func (l *live) observe(op int, n int64, v int64) {
 	at := l.ph.enter()
 	iv := &(*l.active.Load())[op]
 	if iv.hist == nil {
-		iv.hist = NewIntervalHistogram() // once per kind and buffer
+		iv.hist = newCounts(ivLen) // once per kind and buffer
 	}
 	iv.count += n
-	iv.hist.RecordValue(clamp(d)) //nolint:errcheck
+	iv.samples++
+	iv.hist.add(ivIndex(v))
 	l.ph.exit(at)
 }
 
 // ObserveScheduled records an open-loop operation: service time from the
 // actual start, response time from the scheduled start.
 func (r *Recorder) ObserveScheduled(op int, service, response time.Duration, late bool) {
+	rv := clamp(response)
 	if r.lv != nil {
-		r.lv.observe(op, 1, response)
+		r.lv.observe(op, 1, rv)
 	}
 	o := r.rec(op)
 	o.count++
-	o.service.RecordValue(clamp(service)) //nolint:errcheck
+	o.service.add(runIndex(clamp(service)))
 	if o.response == nil {
-		o.response = NewHistogram()
+		o.response = newCounts(runLen)
 	}
-	o.response.RecordValue(clamp(response)) //nolint:errcheck
+	o.response.add(runIndex(rv))
 	if late {
 		o.late++
 	}
@@ -230,7 +236,7 @@ func (r *Recorder) ObserveScheduled(op int, service, response time.Duration, lat
 func (r *Recorder) ObserveOverrun(op int, d time.Duration) {
 	o := r.rec(op)
 	o.overrun++
-	o.service.RecordValue(clamp(d)) //nolint:errcheck
+	o.service.add(runIndex(clamp(d)))
 }
 
 // Error counts a failed operation of kind op.
@@ -260,19 +266,21 @@ type Sample struct {
 // not live are skipped. It may run while the recorders' workers record.
 func TakeInterval(ops Ops, recs []*Recorder) []Sample {
 	out := make([]Sample, len(ops))
-	for i := range out {
-		out[i].Hist = NewIntervalHistogram()
-	}
+	sums := make([]counts, len(ops))
 	for _, r := range recs {
 		if r.lv != nil {
-			r.lv.take(out)
+			r.lv.take(out, sums)
 		}
+	}
+	for i := range out {
+		out[i].Hist = sums[i].histogram(ivSigfigs, ivLen)
 	}
 	return out
 }
 
-// take swaps l's buffers and adds the one swapped out to out.
-func (l *live) take(out []Sample) {
+// take swaps l's buffers and adds the one swapped out to out (its
+// latencies to sums, allocated as needed), emptying it.
+func (l *live) take(out []Sample, sums []counts) {
 	l.readMu.Lock()
 	defer l.readMu.Unlock()
 	old := l.active.Swap(l.spare)
@@ -281,11 +289,13 @@ func (l *live) take(out []Sample) {
 		iv := &(*old)[i]
 		out[i].Count += iv.count
 		out[i].Errors += iv.errs
-		if iv.hist != nil && iv.hist.TotalCount() > 0 {
-			out[i].Hist.Merge(iv.hist)
-			iv.hist.Reset()
+		if iv.samples > 0 {
+			if sums[i] == nil {
+				sums[i] = newCounts(ivLen)
+			}
+			sums[i].move(iv.hist)
 		}
-		iv.count, iv.errs = 0, 0
+		iv.count, iv.errs, iv.samples = 0, 0, 0
 	}
 	l.spare = old
 }
@@ -318,7 +328,8 @@ type Op struct {
 func Merge(ops Ops, recs []*Recorder) []Op {
 	out := make([]Op, 0, len(ops))
 	for i, name := range ops {
-		op := Op{Name: name, Errors: map[string]int64{}, Service: NewHistogram()}
+		op := Op{Name: name, Errors: map[string]int64{}}
+		var service, response counts
 		seen := false
 		for _, r := range recs {
 			o := &r.recs[i]
@@ -334,14 +345,21 @@ func Merge(ops Ops, recs []*Recorder) []Op {
 			}
 			if o.service != nil {
 				seen = true
-				op.Service.Merge(o.service)
+				if service == nil {
+					service = newCounts(runLen)
+				}
+				service.sum(o.service)
 			}
 			if o.response != nil {
-				if op.Response == nil {
-					op.Response = NewHistogram()
+				if response == nil {
+					response = newCounts(runLen)
 				}
-				op.Response.Merge(o.response)
+				response.sum(o.response)
 			}
+		}
+		op.Service = service.histogram(sigfigs, runLen)
+		if response != nil {
+			op.Response = response.histogram(sigfigs, runLen)
 		}
 		if seen || op.Count > 0 {
 			out = append(out, op)

@@ -1,11 +1,14 @@
 package metrics
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestMergeCombinesWorkers(t *testing.T) {
@@ -217,5 +220,110 @@ func TestPhaserFlipWaitsForWriters(t *testing.T) {
 	}
 	if want := int64(writers * each * 2); total != want {
 		t.Errorf("read %d adds, want %d", total, want)
+	}
+}
+
+// The recorders' own counts arrays must be the library's: the same values
+// recorded into both give equal histograms, at both precisions, over the
+// whole range (the edges of every bucket among them).
+func TestCountsLayout(t *testing.T) {
+	var vals []int64
+	for p := 0; p < 40; p++ {
+		for _, d := range []int64{-1, 0, 1, 3} {
+			if v := int64(1)<<p + d; v >= lowest && v <= highest {
+				vals = append(vals, v)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		vals = append(vals, 1+rng.Int64N(int64(1)<<(1+rng.IntN(40))))
+	}
+	vals = append(vals, lowest, highest, 999, 1000, 2047, 2048, 123456789)
+	for _, g := range []struct {
+		figures int64
+		n       int
+		index   func(int64) int
+	}{{sigfigs, runLen, runIndex}, {ivSigfigs, ivLen, ivIndex}} {
+		want := hdr.New(lowest, highest, int(g.figures))
+		c := newCounts(g.n)
+		for _, v := range vals {
+			v = clamp(time.Duration(v))
+			want.RecordValue(v) //nolint:errcheck
+			c.add(g.index(v))
+		}
+		if got := c.histogram(g.figures, g.n); !got.Equals(want) {
+			t.Errorf("%d figures: counts differ from the library's (%d and %d values)", g.figures, got.TotalCount(), want.TotalCount())
+		}
+		if got := counts(nil).histogram(g.figures, g.n); !got.Equals(hdr.New(lowest, highest, int(g.figures))) {
+			t.Errorf("%d figures: the empty histogram differs", g.figures)
+		}
+	}
+}
+
+// Every operation is in the run's figures once and in exactly one
+// interval: the intervals' counts add up to the run's, and their
+// histogram equals the run's at the intervals' precision (open loop: the
+// response times'), whether the last interval was taken or not.
+func TestIntervalsAddUpToRun(t *testing.T) {
+	ops := Ops{"read", "write"}
+	for _, takeLast := range []bool{true, false} {
+		r := NewRecorder(ops)
+		r.Live()
+		var sum [2]Sample
+		sum[0].Hist, sum[1].Hist = NewIntervalHistogram(), NewIntervalHistogram()
+		want := [2]*hdr.Histogram{NewIntervalHistogram(), NewIntervalHistogram()}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for i := range 50000 {
+			d := time.Duration(1 + rng.Int64N(int64(time.Second)))
+			switch i % 5 {
+			case 0, 1:
+				r.Observe(0, d)
+				want[0].RecordValue(int64(d)) //nolint:errcheck
+			case 2:
+				r.ObserveScheduled(1, d/2, d, false)
+				want[1].RecordValue(int64(d)) //nolint:errcheck
+			case 3:
+				r.ObserveN(0, 3, d)
+				want[0].RecordValue(int64(d)) //nolint:errcheck
+			case 4:
+				r.Error(1, "busy")
+			}
+			if i%7777 == 0 || takeLast && i == 49999 {
+				for k, s := range TakeInterval(ops, []*Recorder{r}) {
+					sum[k].Count += s.Count
+					sum[k].Errors += s.Errors
+					sum[k].Hist.Merge(s.Hist)
+				}
+			}
+		}
+		if !takeLast {
+			for k, s := range TakeInterval(ops, []*Recorder{r}) {
+				sum[k].Count += s.Count
+				sum[k].Errors += s.Errors
+				sum[k].Hist.Merge(s.Hist)
+			}
+		}
+		m := Merge(ops, []*Recorder{r})
+		if m[0].Count != 50000 || m[0].Service.TotalCount() != 30000 || m[1].Count != 10000 || m[1].Response.TotalCount() != 10000 {
+			t.Fatalf("run: %d reads (%d latencies), %d writes (%d response times)", m[0].Count, m[0].Service.TotalCount(), m[1].Count, m[1].Response.TotalCount())
+		}
+		for k := range ops {
+			if sum[k].Count != m[k].Count || sum[k].Errors != m[k].Errors["busy"] {
+				t.Errorf("%s: intervals %d ops %d errors, run %d and %d", ops[k], sum[k].Count, sum[k].Errors, m[k].Count, m[k].Errors["busy"])
+			}
+			if !sum[k].Hist.Equals(want[k]) {
+				t.Errorf("%s: the intervals' histogram differs from the latencies recorded", ops[k])
+			}
+			run := m[k].Service
+			if k == 1 {
+				run = m[k].Response
+			}
+			coarse := NewIntervalHistogram()
+			coarse.Merge(run)
+			if !coarse.Equals(sum[k].Hist) {
+				t.Errorf("%s: the run's histogram differs from the intervals'", ops[k])
+			}
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/target/targettest"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 // executorOn builds worker 0's executor of w over a fake connection, so
@@ -274,5 +275,30 @@ steps = ['\set id random(0, 99999)', "get"]
 				e.Do(ctx, c.op)
 			}
 		})
+	}
+}
+
+// A read's integer key worked out from the sequence's start is the
+// schema's key of that row, for every built-in schema with an integer key.
+func TestTableOpKeyIntIsSchemaKey(t *testing.T) {
+	ints := 0
+	for name, sc := range workload.Schemas {
+		op := &tableOp{t: &tableRun{schema: sc, seed: 7}}
+		op.setKey()
+		if op.intKey != sc.IntKey() {
+			t.Errorf("%s: intKey %v, the schema says %v", name, op.intKey, sc.IntKey())
+		}
+		if !op.intKey {
+			continue
+		}
+		ints++
+		for _, i := range []int64{0, 1, 2, 999, 123456, 1 << 40} {
+			if got, want := op.keyInt(i), sc.KeyInt(7, i); got != want {
+				t.Errorf("%s: row %d's key %d, want %d", name, i, got, want)
+			}
+		}
+	}
+	if ints == 0 {
+		t.Error("no schema with an integer key")
 	}
 }

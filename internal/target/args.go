@@ -65,11 +65,16 @@ func (a *Args) Boxed(vals []any) {
 	a.v, a.err, a.raw = a.v[:0], nil, vals
 }
 
-// unbox turns raw values into typed ones.
+// unbox turns raw values into typed ones. It is inlined where values are
+// added or bound: typed arguments (the common case) cost a comparison.
 func (a *Args) unbox() {
-	if a == nil || a.raw == nil {
-		return
+	if a != nil && a.raw != nil {
+		a.unboxRaw()
 	}
+}
+
+//go:noinline
+func (a *Args) unboxRaw() {
 	raw := a.raw
 	a.raw = nil
 	for _, v := range raw {
@@ -228,19 +233,39 @@ type ValuesBinder interface {
 	BindValues(vals []any) error
 }
 
+// RawValuesBinder is a ValuesBinder whose driver binds a typed value
+// (Binder) as cheaply as BindValues binds an interface: it is given in
+// one call only the values as generated (Args.Boxed, the insert path's
+// rows), and typed values are bound one by one, without boxing them into
+// interfaces for it to unbox (a point read's key).
+type RawValuesBinder interface {
+	ValuesBinder
+	RawValuesOnly()
+}
+
 // bind binds a's values to parameters 1..a.Len() of b, in one call
-// through vb when b's driver has it (nil when not): the pool finds vb once,
-// when it prepares the statement, rather than asserting it on every
+// through vb when b's driver has it (nil when not) and, when rawOnly (vb
+// is a RawValuesBinder), the values are as generated: the pool finds vb
+// once, when it prepares the statement, rather than asserting it on every
 // execution.
-func bind(b Binder, vb ValuesBinder, a *Args) error {
-	if vb != nil && a.Err() == nil {
+func bind(b Binder, vb ValuesBinder, rawOnly bool, a *Args) error {
+	if a == nil {
+		if vb != nil && !rawOnly {
+			return vb.BindValues(nil)
+		}
+		return nil
+	}
+	if a.err != nil {
+		return a.err
+	}
+	if vb != nil && (a.raw != nil || !rawOnly) {
 		return vb.BindValues(a.Values())
 	}
 	a.unbox()
-	if err := a.Err(); err != nil {
-		return err
+	if a.err != nil {
+		return a.err
 	}
-	for i := 0; i < a.Len(); i++ {
+	for i := range a.v {
 		v := &a.v[i]
 		var err error
 		switch v.Kind {
@@ -277,17 +302,23 @@ type Columns interface {
 // a reused buffer allocates nothing).
 func Scan(c Columns, dest []any) error {
 	for i, d := range dest {
-		switch p := d.(type) {
-		case *int64:
+		// The schemas' types, told by one comparison each before the
+		// type switch.
+		if p, ok := d.(*[]byte); ok {
+			*p = c.AppendColumn(i, (*p)[:0])
+			continue
+		}
+		if p, ok := d.(*int64); ok {
 			*p = c.ColumnInt64(i)
+			continue
+		}
+		switch p := d.(type) {
 		case *int:
 			*p = int(c.ColumnInt64(i))
 		case *float64:
 			*p = c.ColumnFloat(i)
 		case *string:
 			*p = c.ColumnText(i)
-		case *[]byte:
-			*p = c.AppendColumn(i, (*p)[:0])
 		default:
 			return fmt.Errorf("cannot scan into %T", d)
 		}

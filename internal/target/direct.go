@@ -141,13 +141,15 @@ type directConn struct {
 // found once, when it is prepared, instead of by a type assertion on
 // every execution.
 type prepared struct {
-	st RawStmt
-	vb ValuesBinder // nil: the driver binds one value at a time
+	st      RawStmt
+	vb      ValuesBinder // nil: the driver binds one value at a time
+	rawOnly bool         // vb is a RawValuesBinder
 }
 
 func newPrepared(st RawStmt) prepared {
 	vb, _ := st.(ValuesBinder)
-	return prepared{st, vb}
+	_, rawOnly := st.(RawValuesBinder)
+	return prepared{st, vb, rawOnly}
 }
 
 var (
@@ -256,7 +258,8 @@ func (c *directConn) exec(ctx context.Context, q string, a *Args) error {
 	if err != nil {
 		return err
 	}
-	err = c.run(ctx, newPrepared(st), a, nil)
+	p := newPrepared(st)
+	err = c.run(ctx, &p, a, nil)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -271,7 +274,8 @@ func (c *directConn) query(ctx context.Context, q string, a *Args, fn func(Row) 
 	if err != nil {
 		return err
 	}
-	err = c.run(ctx, newPrepared(st), a, fn)
+	p := newPrepared(st)
+	err = c.run(ctx, &p, a, fn)
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
@@ -291,22 +295,23 @@ func (c *directConn) cached(q string) (prepared, error) {
 	return p, nil
 }
 
-// stmt is s's statement on c, prepared on first use.
-func (c *directConn) stmt(s *directStmt) (prepared, error) {
+// stmt is s's statement on c, prepared on first use. The pointer is into
+// c's byID: valid until c prepares another statement.
+func (c *directConn) stmt(s *directStmt) (*prepared, error) {
 	if s.id < len(c.byID) {
-		if p := c.byID[s.id]; p.st != nil {
+		if p := &c.byID[s.id]; p.st != nil {
 			return p, nil
 		}
 	}
 	p, err := c.cached(s.q)
 	if err != nil {
-		return prepared{}, err
+		return nil, err
 	}
 	if s.id >= len(c.byID) {
 		c.byID = append(c.byID, make([]prepared, s.id+1-len(c.byID))...)
 	}
 	c.byID[s.id] = p
-	return p, nil
+	return &c.byID[s.id], nil
 }
 
 // rawRow is the current row of a statement.
@@ -316,12 +321,12 @@ func (r *rawRow) Scan(dest ...any) error { return Scan(r.st, dest) }
 
 // run binds a to p (a statement of c), steps it to the end handing each
 // row to fn (nil for a statement whose rows are not wanted), and resets it.
-func (c *directConn) run(ctx context.Context, p prepared, a *Args, fn func(Row) error) error {
+func (c *directConn) run(ctx context.Context, p *prepared, a *Args, fn func(Row) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	st := p.st
-	if err := bind(st, p.vb, a); err != nil {
+	if err := bind(st, p.vb, p.rawOnly, a); err != nil {
 		st.Reset()
 		return err
 	}
@@ -342,7 +347,7 @@ func (c *directConn) run(ctx context.Context, p prepared, a *Args, fn func(Row) 
 		if fn != nil {
 			if err := fn(row); err != nil {
 				st.Reset()
-				if err == Stop {
+				if isStop(err) {
 					return nil
 				}
 				return err

@@ -374,6 +374,55 @@ func TestDirectValuesBinder(t *testing.T) {
 	}
 }
 
+type rawValuesStmt struct{ valuesStmt }
+
+func (*rawValuesStmt) RawValuesOnly() {}
+
+type rawValuesConn struct {
+	fakeConn
+	st *rawValuesStmt
+}
+
+func (c *rawValuesConn) Prepare(q string) (RawStmt, error) {
+	c.f.prepares++
+	return c.st, nil
+}
+
+// A RawValuesBinder gets in one call only the values as generated; typed
+// values (a point read's key) are bound one by one, as they are.
+func TestDirectRawValuesBinder(t *testing.T) {
+	f := &rawFake{}
+	vs := &rawValuesStmt{valuesStmt{fakeStmt: fakeStmt{f: f}}}
+	open := func(engine.Endpoint) (RawConn, error) { return &rawValuesConn{fakeConn{f: f, id: 1}, vs}, nil }
+	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?, ?)")
+	var a Args
+	a.Boxed([]any{int64(1), "one", nil})
+	if err := st.Exec(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	a.Reset()
+	a.Int(7)
+	a.Text("seven")
+	if err := st.Exec(ctx, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Exec(ctx, A(struct{}{})); err == nil || !strings.Contains(err.Error(), "cannot bind a struct {}") {
+		t.Errorf("binding a struct: %v", err)
+	}
+	if want := [][]any{{int64(1), "one", nil}}; !reflect.DeepEqual(vs.got, want) {
+		t.Errorf("values bound in one call %#v, want %#v", vs.got, want)
+	}
+	if want := []Value{{Kind: Int, I: 7}, {Kind: Text, S: "seven"}}; !reflect.DeepEqual(f.bound, want) {
+		t.Errorf("bound one by one %+v, want %+v", f.bound, want)
+	}
+}
+
 // Statements of the same SQL prepared apart each run, and a connection
 // prepares each statement once however often it runs.
 func TestDirectStatementsPreparedOncePerConnection(t *testing.T) {

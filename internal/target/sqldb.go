@@ -171,7 +171,7 @@ func drain(ctx context.Context, rows *sql.Rows, err error, fn func(Row) error) e
 	for rows.Next() {
 		if err := fn(rows); err != nil {
 			rows.Close()
-			if err == Stop {
+			if isStop(err) {
 				return nil
 			}
 			return err

@@ -32,7 +32,19 @@ import (
 // Stop, returned by a query's row function, ends the query after that row
 // without an error and without reading further (a point read by key: no
 // step to find that there is no second row).
-var Stop = errors.New("stop reading rows")
+var Stop error = &stopRows{"stop reading rows"}
+
+// stopRows is Stop's type, of which Stop is the only value: the pools
+// tell Stop by its type (isStop), one comparison of type words, where
+// comparing two errors calls the runtime.
+type stopRows struct{ msg string }
+
+func (e *stopRows) Error() string { return e.msg }
+
+func isStop(err error) bool {
+	_, ok := err.(*stopRows)
+	return ok
+}
 
 // Row gives access to the current row of a query.
 type Row interface {
@@ -327,10 +339,15 @@ func WithQueryReturned(ctx context.Context, fn func()) (context.Context, func())
 // (for clients outside this package).
 func QueryReturned(ctx context.Context) { queryReturned(ctx) }
 
+// queryReturned is small enough to be inlined where a query runs: the
+// look-up in ctx is made only while a hook is live.
 func queryReturned(ctx context.Context) {
-	if queryReturnedLive.Load() == 0 {
-		return
+	if queryReturnedLive.Load() != 0 {
+		callQueryReturned(ctx)
 	}
+}
+
+func callQueryReturned(ctx context.Context) {
 	if fn, ok := ctx.Value(queryReturnedKey{}).(func()); ok {
 		fn()
 	}

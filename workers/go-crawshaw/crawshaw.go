@@ -131,6 +131,11 @@ func (s *stmt) BindValues(vals []any) error {
 	return nil
 }
 
+// RawValuesOnly makes BindValues a target.RawValuesBinder: a typed value
+// (a point read's key) is bound by BindInt64 and the like, straight to
+// the driver, rather than boxed for BindValues to unbox.
+func (*stmt) RawValuesOnly() {}
+
 func (s *stmt) BindNull(i int) error             { s.mark(i); s.s.BindNull(i); return nil }
 func (s *stmt) BindInt64(i int, v int64) error   { s.mark(i); s.s.BindInt64(i, v); return nil }
 func (s *stmt) BindFloat(i int, v float64) error { s.mark(i); s.s.BindFloat(i, v); return nil }
