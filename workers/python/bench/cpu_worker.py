@@ -34,6 +34,7 @@ def left_out_of_cpu(fn):
 
 workloads.Inserter.generate = left_out_of_cpu(workloads.Inserter.generate)
 workloads.Inserter.fold = left_out_of_cpu(workloads.Inserter.fold)
+workloads.Inserter.fold_c = left_out_of_cpu(workloads.Inserter.fold_c)
 ops.record_ends = left_out_of_cpu(ops.record_ends)
 worker_run = Worker.run
 
