@@ -509,6 +509,18 @@ class Engine:
 
     RAW = 4096  # readings the C loop keeps between two recordings
 
+    def read_parts(self, ex):
+        """What a point-read loop calls: execute, the key function (the
+        schema's key offset added), fail, the client's Error and the SQL."""
+        next_key, off = ex.keys.next, self.w.sc.key_offset
+        if off:
+            keys = next_key
+
+            def next_key(n):
+                return keys(n) + off
+
+        return ex.rconn.cur.execute, next_key, ex.fail, ex.client.Error, self.w.read_sql
+
     def read_loop_c(self, lane, ex):
         """read_loop_py with the reads run by the C loop (READS), which
         writes each read's end time into an array and returns at the next
@@ -517,14 +529,7 @@ class Engine:
         --count run (each read claims one of a shared count) takes
         read_loop_py."""
         w, env = self.w, self.env
-        execute, next_key, fail, Error = ex.rconn.cur.execute, ex.keys.next, ex.fail, ex.client.Error
-        sql, off = w.read_sql, w.sc.key_offset
-        if off:
-            keys = next_key
-
-            def next_key(n):
-                return keys(n) + off
-
+        execute, next_key, fail, Error, sql = self.read_parts(ex)
         alone, record, clock = self.workers == 1, FULL.record, pc
         raw = array("q", bytes(8 * self.RAW))
         try:
@@ -587,14 +592,7 @@ class Engine:
         elapsed time leaves it out (record_seconds), as the insert
         workload's does."""
         w, claimed, limit, env = self.w, self.claimed, self.w.count, self.env
-        execute, next_key, fail, Error = ex.rconn.cur.execute, ex.keys.next, ex.fail, ex.client.Error
-        sql, off = w.read_sql, w.sc.key_offset
-        if off:
-            keys = next_key
-
-            def next_key(n):
-                return keys(n) + off
-
+        execute, next_key, fail, Error, sql = self.read_parts(ex)
         alone, record, clock = self.workers == 1, FULL.record, pc
         ends = []
         app = ends.append

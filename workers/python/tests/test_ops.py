@@ -153,6 +153,22 @@ def test_reads_by_count_shared_by_workers(client, tmp_path):
     assert fin["done"] == ops["read"]["count"] == ops["read"]["service"]["count"] == 2345
 
 
+def counting_executor(wl, client, reads):
+    """A reader's executor; with sqlite3, its SELECTs are counted in reads[0]
+    as they run, so that a test can check each read's outcome is recorded
+    once."""
+    ex = ops_mod.Executor(wl, 0, ops_mod.READ, 1, 0)
+    if client == "sqlite3":
+
+        class Counting(sqlite3.Cursor):
+            def execute(self, sql, args=()):
+                reads[0] += 1
+                return super().execute(sql, args)
+
+        ex.rconn.cur = ex.rconn.raw.cursor(factory=Counting)
+    return ex
+
+
 def read_loop(client, path, monkeypatch, step, count=0, duration=0, delete=None, spans=None):
     """Engine.read_loop of one worker over 1,000 rows, reading a clock that
     moves `step` ns a reading: every latency it records is `step`. spans, a
@@ -172,17 +188,8 @@ def read_loop(client, path, monkeypatch, step, count=0, duration=0, delete=None,
         monkeypatch.setattr(ops_mod, "READS", None)
         eng = ops_mod.Engine(env, wl)
         eng.claimed = itertools.count(1)
-        ex = ops_mod.Executor(wl, 0, ops_mod.READ, 1, 0)
         reads = [0]
-        if client == "sqlite3":
-            # SELECTs counted as they run: each read's outcome is recorded once
-
-            class Counting(sqlite3.Cursor):
-                def execute(self, sql, args=()):
-                    reads[0] += 1
-                    return super().execute(sql, args)
-
-            ex.rconn.cur = ex.rconn.raw.cursor(factory=Counting)
+        ex = counting_executor(wl, client, reads)
         eng.workers = 1
         first = ops_mod.pc() + step  # the loop's first reading
         eng.begin(first - step)
@@ -269,15 +276,7 @@ def test_read_loop_c_records_each_read_once(client, tmp_path):
         wl.read_sql, wl.wpool, wl.env = "SELECT ID,rand,hash FROM bench WHERE ID = ?", env.pool, env
         wl.count, wl.duration = 0, 30_000_000
         eng = ops_mod.Engine(env, wl)
-        ex = ops_mod.Executor(wl, 0, ops_mod.READ, 1, 0)
-        if client == "sqlite3":
-
-            class Counting(sqlite3.Cursor):
-                def execute(self, sql, args=()):
-                    reads[0] += 1
-                    return super().execute(sql, args)
-
-            ex.rconn.cur = ex.rconn.raw.cursor(factory=Counting)
+        ex = counting_executor(wl, client, reads)
         eng.workers = 1
         eng.begin(ops_mod.pc())
         lane = ops_mod.Lane(eng, ops_mod.READ)
