@@ -4,9 +4,11 @@
 // by a prepared statement) for a duration, with nothing else: no
 // histogram, no harness. It prints the transactions per second and the
 // process's CPU per transaction (user and system), the figures
-// scripts/compare-pgbench sets beside pgbench's and litebench's.
+// scripts/compare-pgbench sets beside pgbench's and litebench's. With
+// -pgconn the loop runs the statement on pgx's protocol layer (pgconn),
+// the layer litebench's prepared statements of plain types run on.
 //
-//	go run ./scripts/pgx-plain -dsn URL [-c 8] [-d 10s] [-blocking]
+//	go run ./scripts/pgx-plain -dsn URL [-c 8] [-d 10s] [-blocking] [-pgconn]
 package main
 
 import (
