@@ -330,12 +330,13 @@ func (s *valuesStmt) BindValues(vals []any) error {
 	return nil
 }
 
-type valuesConn struct {
+// stmtConn prepares every statement as st.
+type stmtConn struct {
 	fakeConn
-	st *valuesStmt
+	st RawStmt
 }
 
-func (c *valuesConn) Prepare(q string) (RawStmt, error) {
+func (c *stmtConn) Prepare(q string) (RawStmt, error) {
 	c.f.prepares++
 	return c.st, nil
 }
@@ -346,7 +347,7 @@ func (c *valuesConn) Prepare(q string) (RawStmt, error) {
 func TestDirectValuesBinder(t *testing.T) {
 	f := &rawFake{}
 	vs := &valuesStmt{fakeStmt: fakeStmt{f: f}}
-	open := func(engine.Endpoint) (RawConn, error) { return &valuesConn{fakeConn{f: f, id: 1}, vs}, nil }
+	open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, vs}, nil }
 	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -378,22 +379,12 @@ type rawValuesStmt struct{ valuesStmt }
 
 func (*rawValuesStmt) RawValuesOnly() {}
 
-type rawValuesConn struct {
-	fakeConn
-	st *rawValuesStmt
-}
-
-func (c *rawValuesConn) Prepare(q string) (RawStmt, error) {
-	c.f.prepares++
-	return c.st, nil
-}
-
 // A RawValuesBinder gets in one call only the values as generated; typed
 // values (a point read's key) are bound one by one, as they are.
 func TestDirectRawValuesBinder(t *testing.T) {
 	f := &rawFake{}
 	vs := &rawValuesStmt{valuesStmt{fakeStmt: fakeStmt{f: f}}}
-	open := func(engine.Endpoint) (RawConn, error) { return &rawValuesConn{fakeConn{f: f, id: 1}, vs}, nil }
+	open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, vs}, nil }
 	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
 	if err != nil {
 		t.Fatal(err)

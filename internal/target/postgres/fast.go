@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -170,7 +169,7 @@ func (c *conn) run(ctx context.Context, p *prep, a *target.Args, fn func(target.
 		if err := fn(&c.row); err != nil {
 			c.row.v = nil
 			_, cerr := rr.Close()
-			if errors.Is(err, target.Stop) {
+			if err == target.Stop { // the pools' test: Stop is one value, never wrapped
 				return cerr
 			}
 			return err

@@ -291,9 +291,7 @@ class Inserter:
     def fold_c(self, k, tail):
         """fold() for the first k readings of self.raw."""
         t = pc()
-        if k > 1:
-            self.rec.count[INSERT] += (k - 1) * self.rps - (self.rps - tail if tail else 0)
-            record_ends(self.rec.hist(INSERT), self.raw[:k])
+        self.record(self.raw[:k], tail)
         self.recorded += pc() - t
 
     def fold(self, tail):
@@ -302,13 +300,17 @@ class Inserter:
         rows for the last one when tail is set. The time it takes is the
         harness's, left out of the measured time."""
         t = pc()
-        ends, h = self.ends, self.rec.hist(INSERT)
+        self.record(self.ends, tail)
+        self.ends.clear()
+        self.recorded += pc() - t
+
+    def record(self, ends, tail):
+        """The statements whose end times are in ends, after the time they
+        started from, into the insert's histogram and count (fold)."""
         k = len(ends) - 1
         if k > 0:
             self.rec.count[INSERT] += k * self.rps - (self.rps - tail if tail else 0)
-            record_ends(h, ends)
-        ends.clear()
-        self.recorded += pc() - t
+            record_ends(self.rec.hist(INSERT), ends)
 
 
 def load(env, sc, seed, frm, to, workers, batch, rps, retries, recorders, explicit=False):
