@@ -62,8 +62,6 @@ type prep struct {
 	// pfmt and rfmt are the parameter and result format codes (nil: all
 	// text).
 	pfmt, rfmt []int16
-	// bytea marks the columns read in binary.
-	bytea []bool
 	bools []bool
 }
 
@@ -80,7 +78,6 @@ func newPrep(name string, sd *pgconn.StatementDescription) *prep {
 			p.pfmt[i] = binaryFormat
 		}
 	}
-	p.bytea = make([]bool, len(sd.Fields))
 	p.bools = make([]bool, len(sd.Fields))
 	for i, f := range sd.Fields {
 		if !plainType(f.DataTypeOID) {
@@ -92,7 +89,6 @@ func newPrep(name string, sd *pgconn.StatementDescription) *prep {
 				p.rfmt = make([]int16, len(sd.Fields))
 			}
 			p.rfmt[i] = binaryFormat
-			p.bytea[i] = true
 		}
 	}
 	return p
