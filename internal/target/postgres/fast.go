@@ -62,7 +62,7 @@ type prep struct {
 	// pfmt and rfmt are the parameter and result format codes (nil: all
 	// text).
 	pfmt, rfmt []int16
-	bools []bool
+	bools      []bool
 }
 
 func newPrep(name string, sd *pgconn.StatementDescription) *prep {
