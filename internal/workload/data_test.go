@@ -165,3 +165,22 @@ func TestReadyKeepsGenerationOutOfStatements(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyGeneratesEachRowOnce: consecutive transactions made ready one
+// after another generate every row once, whatever the batch, not a chunk
+// from each transaction's start (which generated a chunk's excess of a
+// batch twice).
+func TestReadyGeneratesEachRowOnce(t *testing.T) {
+	const total = 20_000
+	for _, batch := range []int{1, 7, 100, 1000, chunkRows, 3000, total} {
+		s := NewInlineSource(Schemas["bench"], 1, 0, total)
+		for start := 0; start < total; start += batch {
+			n := min(batch, total-start)
+			s.Ready(int64(start), n)
+			s.Args(int64(start), n)
+		}
+		if s.genRows != total {
+			t.Errorf("batch %d: %d rows generated for %d", batch, s.genRows, total)
+		}
+	}
+}

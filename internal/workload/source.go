@@ -24,6 +24,7 @@ type chunk struct {
 type Source struct {
 	inline  bool
 	gen     time.Duration
+	genRows int64 // rows an inline source has generated
 	schema  *Schema
 	seed    uint64
 	ncols   int
@@ -85,14 +86,14 @@ func NewInlineSource(s *Schema, seed uint64, from, to int64) *Source {
 // Generated is how long an inline source has spent generating rows.
 func (s *Source) Generated() time.Duration { return s.gen }
 
-func (s *Source) fill(i int64, n int) {
+// fill generates rows [i, i+rows) into the current chunk.
+func (s *Source) fill(i int64, rows int) {
 	t := time.Now()
 	c := s.cur
 	if c == nil {
 		c = &chunk{}
 		s.cur = c
 	}
-	rows := max(n, int(min(int64(chunkRows), s.end-i)))
 	if cap(c.args) < rows*s.ncols {
 		c.args = make([]any, rows*s.ncols)
 	}
@@ -103,6 +104,7 @@ func (s *Source) fill(i int64, n int) {
 		s.schema.Row(s.seed, i+int64(r), c.args[r*s.ncols:(r+1)*s.ncols], &c.arena)
 	}
 	s.gen += time.Since(t)
+	s.genRows += int64(rows)
 }
 
 // Close stops the generator.
@@ -121,8 +123,6 @@ func (s *Source) next() *chunk {
 	return c
 }
 
-// Args returns the arguments of rows [i, i+n). The slice is valid until the
-// next call.
 // Ready makes rows [i, i+n) of an inline source ready, so that Args for
 // any part of them generates nothing: a caller times its statements after
 // Ready, and the generation stays out of their latencies as it stays out
@@ -132,15 +132,29 @@ func (s *Source) Ready(i int64, n int) {
 		return
 	}
 	if c := s.cur; c == nil || i < c.start || i+int64(n) > c.start+int64(c.n) {
-		s.fill(i, n)
+		// Whole transactions' worth, about a chunk: the next
+		// transactions' rows start where this chunk ends, and none is
+		// generated twice.
+		s.fill(i, int(min(int64(n*max(1, chunkRows/n)), max(int64(n), s.end-i))))
 	}
 }
 
+// Args returns the arguments of rows [i, i+n). The slice is valid until the
+// next call.
 func (s *Source) Args(i int64, n int) []any {
+	// The common case first: rows of the current chunk.
+	if c := s.cur; c != nil && i >= c.start && i+int64(n) <= c.start+int64(c.n) {
+		off := int(i-c.start) * s.ncols
+		return c.args[off : off+n*s.ncols]
+	}
+	return s.args(i, n)
+}
+
+func (s *Source) args(i int64, n int) []any {
 	w := s.ncols
 	if s.inline {
 		if c := s.cur; c == nil || i < c.start || i+int64(n) > c.start+int64(c.n) {
-			s.fill(i, n)
+			s.fill(i, max(n, int(min(int64(chunkRows), s.end-i))))
 		}
 		off := int(i-s.cur.start) * w
 		return s.cur.args[off : off+n*w]
