@@ -526,6 +526,11 @@ func (t *directTx) Rollback() error { return t.end("ROLLBACK") }
 type directTxStmt struct {
 	t *directTx
 	s *directStmt
+	// p is s's prepared statement on t's connection, found on first use:
+	// a directTxStmt lives only as long as s is prepared there (closing s
+	// drops it from the connection's txStmts).
+	p  prepared
+	ok bool
 }
 
 func (s *directTxStmt) Exec(ctx context.Context, a *Args) error { return s.Query(ctx, a, nil) }
@@ -534,11 +539,14 @@ func (s *directTxStmt) Query(ctx context.Context, a *Args, fn func(Row) error) e
 	if s.t.done {
 		return errTxDone
 	}
-	p, err := s.t.c.stmt(s.s)
-	if err != nil {
-		return err
+	if !s.ok {
+		p, err := s.t.c.stmt(s.s)
+		if err != nil {
+			return err
+		}
+		s.p, s.ok = *p, true
 	}
-	return s.t.c.run(ctx, p, a, fn)
+	return s.t.c.run(ctx, &s.p, a, fn)
 }
 
 func (s *directTxStmt) Close() error { return nil }

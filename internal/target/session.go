@@ -299,6 +299,18 @@ func (w *Writer) Query(ctx context.Context, st *Statement, a *Args, fn func(Row)
 	return ts.Query(ctx, a, fn)
 }
 
+// Bound returns st bound to the open transaction, for a caller that runs
+// it many times in the transaction: its Exec does what Writer.Exec(ctx,
+// st, a) does, without finding the binding again each time. It returns
+// nil when no transaction is open or st is not prepared (Writer.Exec runs
+// those by their text).
+func (w *Writer) Bound(st *Statement) (Stmt, error) {
+	if w.tx == nil || st.st == nil {
+		return nil, nil
+	}
+	return w.bind(st)
+}
+
 // bind returns st bound to the open transaction, binding it the first
 // time.
 func (w *Writer) bind(st *Statement) (Stmt, error) {

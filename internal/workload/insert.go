@@ -247,9 +247,40 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	}
 	prev := time.Since(t0)
 	w.rec.Observe(opBegin, prev)
+	// The full statements run bound to the transaction once, rather than
+	// found again per statement: the loop's cost per row is the harness's.
+	full, err := w.stmt(ctx, rps)
+	if err != nil {
+		w.w.Rollback()
+		return err
+	}
+	ts, err := w.w.Bound(full)
+	if err != nil {
+		w.w.Rollback()
+		return err
+	}
+	// An inline source's rows for the whole transaction, taken once: Ready
+	// made them its current chunk, which stays put until the next Ready.
+	// A pipelined source's chunks are recycled as it moves on, so its rows
+	// are taken per statement.
+	var all []any
+	ncols := len(w.ls.Schema.Columns)
+	if w.src.inline {
+		all = w.src.Args(start, n)
+	}
 	for off := 0; off < n; off += rps {
 		k := min(rps, n-off)
-		if err := w.exec(ctx, start+int64(off), k); err != nil {
+		if k == rps && ts != nil {
+			if all != nil {
+				w.args.Boxed(all[off*ncols : (off+k)*ncols])
+			} else {
+				w.args.Boxed(w.src.Args(start+int64(off), k))
+			}
+			err = ts.Exec(ctx, &w.args)
+		} else {
+			err = w.exec(ctx, start+int64(off), k)
+		}
+		if err != nil {
 			w.w.Rollback()
 			return err
 		}
