@@ -110,11 +110,17 @@ func (s *stmt) BindValues(vals []any) error {
 	}
 	for k, v := range vals {
 		i := k + 1
-		switch x := v.(type) {
-		case int64:
-			s.s.BindInt64(i, x)
-		case string:
+		// The generated rows' types first, each found by one comparison
+		// (a switch over many types searches by the type's hash).
+		if x, ok := v.(string); ok {
 			s.s.BindText(i, x)
+			continue
+		}
+		if x, ok := v.(int64); ok {
+			s.s.BindInt64(i, x)
+			continue
+		}
+		switch x := v.(type) {
 		case float64:
 			s.s.BindFloat(i, x)
 		case int:
