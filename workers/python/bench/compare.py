@@ -12,6 +12,10 @@ machine's one-minute load average (the side measured counts for about 1 of
 it). Prints every figure, the medians and the median of the per-round ratios
 of both.
 
+CLIENTS (default "sqlite3 apsw") and KINDS (default "insert read") choose
+the clients and jobs, e.g. CLIENTS=apsw KINDS=read for more rounds of one
+figure in the same time.
+
 usage: compare.py [ROUNDS [DIR]]"""
 
 import json
@@ -100,9 +104,15 @@ def main(rounds=3, d="/tmp"):
             lambda c: worker(c, path, "read", {"rows": "100000", "duration": "10s"}, SETTINGS),
         ),
     }
+    clients = os.environ.get("CLIENTS", "sqlite3 apsw").split()
+    kinds = os.environ.get("KINDS", "insert read").split()
+    for k in kinds:
+        if k not in runs:
+            raise SystemExit("compare.py: KINDS=%s: want insert and/or read" % k)
+    runs = {k: runs[k] for k in kinds}
     got = {}
     for r in range(rounds):
-        for client in ("sqlite3", "apsw"):
+        for client in clients:
             for kind, (plain_fn, worker_fn) in runs.items():
                 # A pair, in alternating order: the machine's drift hits both alike.
                 pair = [("plain", plain_fn), ("worker", worker_fn)][:: 1 if r % 2 == 0 else -1]
@@ -115,7 +125,7 @@ def main(rounds=3, d="/tmp"):
                         flush=True,
                     )
     print()
-    for client in ("sqlite3", "apsw"):
+    for client in clients:
         for kind in runs:
             p, w = got[(client, kind, "plain")], got[(client, kind, "worker")]
             for i, unit in ((0, "wall"), (1, "CPU ")):
