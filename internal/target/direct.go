@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -547,6 +548,57 @@ func (s *directTxStmt) Query(ctx context.Context, a *Args, fn func(Row) error) e
 		s.p, s.ok = *p, true
 	}
 	return s.t.c.run(ctx, &s.p, a, fn)
+}
+
+// Repeat is a Repeater's: binding each run's values in one call when the
+// driver has a ValuesBinder, else one by one as Exec does.
+func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done func(int)) error {
+	if s.t.done {
+		return errTxDone
+	}
+	if !s.ok {
+		p, err := s.t.c.stmt(s.s)
+		if err != nil {
+			return err
+		}
+		s.p, s.ok = *p, true
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if per <= 0 || len(vals)%per != 0 {
+		return fmt.Errorf("repeat: %d values are not runs of %d", len(vals), per)
+	}
+	st, vb := s.p.st, s.p.vb
+	var a Args
+	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {
+		var err error
+		if vb != nil {
+			err = vb.BindValues(vals[off : off+per])
+		} else {
+			a.Boxed(vals[off : off+per])
+			err = bind(st, nil, false, &a)
+		}
+		if err != nil {
+			st.Reset()
+			return err
+		}
+		for {
+			more, err := st.Step()
+			if err != nil {
+				st.Reset()
+				return err
+			}
+			if !more {
+				break
+			}
+		}
+		if err := st.Reset(); err != nil {
+			return err
+		}
+		done(run)
+	}
+	return nil
 }
 
 func (s *directTxStmt) Close() error { return nil }

@@ -595,3 +595,106 @@ func TestDirectPoolCloseUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// failingStmt is a valuesStmt whose execution number failAt (from 0)
+// fails at its first step.
+type failingStmt struct {
+	valuesStmt
+	failAt, runs int
+}
+
+func (s *failingStmt) Step() (bool, error) {
+	if s.step == 0 {
+		s.runs++
+		if s.runs-1 == s.failAt {
+			s.step = 1
+			return false, errors.New("constraint failed")
+		}
+	}
+	return s.fakeStmt.Step()
+}
+
+// A transaction's statement repeats itself over runs of values: each run
+// bound in one call (one by one without a ValuesBinder), stepped to its
+// end and reset, done called after each that succeeded; a failing run
+// ends it with the error, done not called for it.
+func TestDirectTxRepeat(t *testing.T) {
+	ctx := context.Background()
+	vals := []any{int64(1), "one", int64(2), "two", int64(3), "three"}
+	for _, tc := range []struct {
+		name   string
+		failAt int
+	}{{"all", -1}, {"second fails", 1}} {
+		f := &rawFake{}
+		fs := &failingStmt{valuesStmt: valuesStmt{fakeStmt: fakeStmt{f: f}}, failAt: tc.failAt}
+		open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, fs}, nil }
+		d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?)")
+		tx, err := d.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := tx.Stmt(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, ok := ts.(Repeater)
+		if !ok {
+			t.Fatalf("%T is not a Repeater", ts)
+		}
+		var done []int
+		err = rep.Repeat(ctx, vals, 2, func(run int) { done = append(done, run) })
+		wantDone, wantGot := []int{0, 1, 2}, [][]any{{int64(1), "one"}, {int64(2), "two"}, {int64(3), "three"}}
+		if tc.failAt >= 0 {
+			if err == nil || !strings.Contains(err.Error(), "constraint failed") {
+				t.Errorf("%s: err %v", tc.name, err)
+			}
+			wantDone, wantGot = wantDone[:tc.failAt], wantGot[:tc.failAt+1]
+		} else if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(done, wantDone) {
+			t.Errorf("%s: done for runs %v, want %v", tc.name, done, wantDone)
+		}
+		if !reflect.DeepEqual(fs.got, wantGot) {
+			t.Errorf("%s: bound %v, want %v", tc.name, fs.got, wantGot)
+		}
+		if fs.step != 0 {
+			t.Errorf("%s: statement left unreset (step %d)", tc.name, fs.step)
+		}
+		if err := rep.Repeat(ctx, vals[:3], 2, func(int) {}); err == nil {
+			t.Errorf("%s: 3 values in runs of 2 accepted", tc.name)
+		}
+		tx.Rollback()
+		if err := rep.Repeat(ctx, vals, 2, func(int) {}); !errors.Is(err, errTxDone) {
+			t.Errorf("%s: after the transaction: %v", tc.name, err)
+		}
+		d.Close()
+	}
+}
+
+// Without a ValuesBinder, Repeat binds each run's values one by one.
+func TestDirectTxRepeatBindsOneByOne(t *testing.T) {
+	ctx := context.Background()
+	f := &rawFake{}
+	d := openFake(t, f, PoolOptions{})
+	defer d.Close()
+	st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?)")
+	tx, err := d.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	ts, _ := tx.Stmt(st)
+	n := 0
+	if err := ts.(Repeater).Repeat(ctx, []any{int64(1), "one", int64(2), nil}, 2, func(int) { n++ }); err != nil {
+		t.Fatal(err)
+	}
+	want := []Value{{Kind: Int, I: 1}, {Kind: Text, S: "one"}, {Kind: Int, I: 2}, {Kind: Null}}
+	if n != 2 || !reflect.DeepEqual(f.bound, want) {
+		t.Errorf("%d runs, bound %+v, want 2 and %+v", n, f.bound, want)
+	}
+}

@@ -60,6 +60,18 @@ type Stmt interface {
 	Close() error
 }
 
+// Repeater is a Stmt that runs itself many times over in one call: once
+// per per values of vals (the values as generated, Args.Boxed's), calling
+// done after each run that succeeded, with the number of that run (from
+// 0). It returns at the first error, done not called for that run. The
+// insert path uses it for a transaction's statements: one short loop per
+// row instead of the layers of an Exec, whose code would crowd the
+// driver's out of the instruction cache.
+type Repeater interface {
+	Stmt
+	Repeat(ctx context.Context, vals []any, per int, done func(run int)) error
+}
+
 // Execer runs SQL on a DB (borrowing a connection) or a Tx (on its own).
 // A nil *Args means no arguments.
 type Execer interface {

@@ -17,9 +17,12 @@ import (
 func TestInsertAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	for _, schema := range []string{"bench", "users", "account"} {
-		for _, c := range []struct{ batch, rps int }{{100, 1}, {100, 7}, {1, 1}, {3, 3}} {
+		for _, c := range []struct {
+			batch, rps int
+			repeat     bool
+		}{{100, 1, false}, {100, 7, false}, {1, 1, false}, {3, 3, false}, {100, 1, true}, {100, 7, true}} {
 			s := settings.Default()
-			fake := &targettest.Client{}
+			fake := &targettest.Client{Repeat: c.repeat}
 			sess, err := target.Open(ctx, targettest.Target(fake), engine.Endpoint{}, target.PolicyOf(s))
 			if err != nil {
 				t.Fatal(err)
@@ -42,6 +45,9 @@ func TestInsertAllocatesNothing(t *testing.T) {
 			if want := int64(51 * ((c.batch + c.rps - 1) / c.rps)); fake.Execs.Load() != want {
 				t.Errorf("%s: %d statements, want %d", schema, fake.Execs.Load(), want)
 			}
+			if c.repeat && fake.Repeats.Load() != 51 {
+				t.Errorf("%s: %d Repeat calls for 51 transactions", schema, fake.Repeats.Load())
+			}
 		}
 	}
 }
@@ -51,9 +57,12 @@ func TestInsertAllocatesNothing(t *testing.T) {
 // parts add up to no more than it took.
 func TestInsertRecordsEachPart(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct{ batch, rps, n int }{{100, 1, 100}, {100, 7, 100}, {1, 1, 1}, {3, 3, 3}} {
+	for _, c := range []struct {
+		batch, rps, n int
+		repeat        bool
+	}{{100, 1, 100, false}, {100, 7, 100, false}, {1, 1, 1, false}, {3, 3, 3, false}, {100, 1, 100, true}, {100, 7, 100, true}} {
 		s := settings.Default()
-		fake := &targettest.Client{}
+		fake := &targettest.Client{Repeat: c.repeat}
 		sess, err := target.Open(ctx, targettest.Target(fake), engine.Endpoint{}, target.PolicyOf(s))
 		if err != nil {
 			t.Fatal(err)

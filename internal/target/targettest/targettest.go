@@ -40,6 +40,10 @@ type Client struct {
 	// Block is a statement (e.g. "VACUUM") that runs until its context is
 	// cancelled and then fails as SQLite does, with its own error.
 	Block string
+	// Repeat makes statements bound to a transaction target.Repeaters, as
+	// a direct driver's are; Repeats counts their Repeat calls.
+	Repeat  bool
+	Repeats atomic.Int64
 }
 
 // Target returns the in-process target of a fake client.
@@ -64,15 +68,16 @@ func (c *Client) Open(context.Context, engine.Endpoint, target.PoolOptions) (tar
 		return nil, c.OpenErr
 	}
 	d := &db{c: c, n: c.Opened.Add(1)}
-	d.st.d, d.tx.d = d, d
+	d.st.d, d.tx.d, d.rep.d = d, d, d
 	return d, nil
 }
 
 type db struct {
-	c  *Client
-	n  int64
-	st stmt
-	tx tx
+	c   *Client
+	n   int64
+	st  stmt
+	tx  tx
+	rep repStmt
 }
 
 func (d *db) exec() error {
@@ -137,6 +142,9 @@ func (t *tx) Query(_ context.Context, _ string, _ *target.Args, fn func(target.R
 }
 func (t *tx) Stmt(s target.Stmt) (target.Stmt, error) {
 	t.d.c.Binds.Add(1)
+	if t.d.c.Repeat {
+		return &t.d.rep, nil
+	}
 	return s, nil
 }
 func (t *tx) Commit() error   { t.d.c.InTx.Add(-1); return nil }
@@ -146,3 +154,17 @@ func (t *tx) Rollback() error { t.d.c.InTx.Add(-1); return nil }
 type row struct{}
 
 func (row) Scan(...any) error { return nil }
+
+// repStmt is a statement bound to a transaction that repeats itself.
+type repStmt struct{ stmt }
+
+func (s *repStmt) Repeat(_ context.Context, vals []any, per int, done func(int)) error {
+	s.d.c.Repeats.Add(1)
+	for run := 0; run*per < len(vals); run++ {
+		if err := s.d.exec(); err != nil {
+			return err
+		}
+		done(run)
+	}
+	return nil
+}
