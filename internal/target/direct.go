@@ -532,6 +532,7 @@ type directTxStmt struct {
 	// drops it from the connection's txStmts).
 	p  prepared
 	ok bool
+	a  Args // Repeat's values, bound one by one without a ValuesBinder
 }
 
 func (s *directTxStmt) Exec(ctx context.Context, a *Args) error { return s.Query(ctx, a, nil) }
@@ -569,15 +570,14 @@ func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done fun
 	if per <= 0 || len(vals)%per != 0 {
 		return fmt.Errorf("repeat: %d values are not runs of %d", len(vals), per)
 	}
-	st, vb := s.p.st, s.p.vb
-	var a Args
+	st, vb, a := s.p.st, s.p.vb, &s.a
 	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {
 		var err error
 		if vb != nil {
 			err = vb.BindValues(vals[off : off+per])
 		} else {
 			a.Boxed(vals[off : off+per])
-			err = bind(st, nil, false, &a)
+			err = bind(st, nil, false, a)
 		}
 		if err != nil {
 			st.Reset()

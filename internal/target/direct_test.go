@@ -268,6 +268,8 @@ func TestDirectHotPathAllocatesNothing(t *testing.T) {
 	buf := make([]byte, 0, 16)
 	dest := []any{&n, &buf} // a reused row sink
 	scan := func(r Row) error { return r.Scan(dest...) }
+	vals := []any{int64(1), "one", int64(2), "two"}
+	done := func(int) {}
 	allocs := testing.AllocsPerRun(200, func() {
 		a.Reset()
 		a.Int(42)
@@ -287,6 +289,7 @@ func TestDirectHotPathAllocatesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		ts.Exec(ctx, &a)
+		ts.(Repeater).Repeat(ctx, vals, 2, done)
 		tx.Commit()
 	})
 	if allocs != 0 {
