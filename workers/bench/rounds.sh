@@ -7,13 +7,25 @@
 # and the medians of the paired ratios, which cancel most of a noisy
 # machine's drift.
 
+#
+# With INTERLEAVE=MS set, the two sides of a round run at once and take
+# turns on the machine, MS milliseconds each: each side's process group is
+# stopped (SIGSTOP) while the other runs. Both then meet the same machine,
+# whose speed on a shared host drifts by tens of percent from one second to
+# the next, and the paired ratio per CPU second is the round's figure (a
+# side's wall time then includes the other's turns: its wall-clock rate
+# means nothing). The caller's side function must let both sides run at
+# once: each its own files.
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 rounds() {
   local kind=$1 unit=$2 n=$3 r p pc w wc ratio cpuratio
   local plains=() workers=() ratios=() cpuratios=()
   for r in $(seq "$n"); do
-    if [ $((r % 2)) = 1 ]; then
+    if [ -n "${INTERLEAVE:-}" ]; then
+      read -r p pc w wc < <(interleaved "$kind")
+    elif [ $((r % 2)) = 1 ]; then
       read -r p pc < <(side plain "$kind")
       read -r w wc < <(side worker "$kind")
     else
@@ -29,4 +41,32 @@ rounds() {
     "median worker $(printf '%s\n' "${workers[@]}" | median) $unit," \
     "median paired ratio $(printf '%s\n' "${ratios[@]}" | median)," \
     "per CPU second $(printf '%s\n' "${cpuratios[@]}" | median)"
+}
+
+# interleaved KIND: both sides of one round at once, taking turns of
+# INTERLEAVE ms, the side that starts alternating; prints "p pc w wc".
+interleaved() {
+  local kind=$1 fp fw a b run stopped t slice
+  slice=$(awk -v ms="$INTERLEAVE" 'BEGIN {printf "%.3f", ms / 1000}')
+  fp=$(mktemp) fw=$(mktemp)
+  set -m # each side in a process group of its own
+  side plain "$kind" >"$fp" &
+  a=$!
+  kill -STOP -- -"$a" 2>/dev/null || true
+  side worker "$kind" >"$fw" &
+  b=$!
+  set +m
+  run=$b stopped=$a
+  while kill -0 "$a" 2>/dev/null || kill -0 "$b" 2>/dev/null; do
+    sleep "$slice"
+    if kill -0 "$stopped" 2>/dev/null; then
+      kill -STOP -- -"$run" 2>/dev/null || true
+      kill -CONT -- -"$stopped" 2>/dev/null || true
+      t=$run run=$stopped stopped=$t
+    fi
+  done
+  wait "$a" || { cat "$fp" >&2; return 1; }
+  wait "$b" || { cat "$fw" >&2; return 1; }
+  echo "$(cat "$fp") $(cat "$fw")"
+  rm -f "$fp" "$fw"
 }

@@ -11,7 +11,9 @@
 # the medians and the median of the rounds' paired ratios: the wall-clock
 # one is the goal's figure, the CPU one, which other work on a shared
 # machine disturbs much less, the steadier estimate of the harness's cost.
-# ROUNDS (5 by default) sets the rounds, WORKLOADS (insert read) the jobs. Needs about 1 GB of free disk in
+# ROUNDS (5 by default) sets the rounds, WORKLOADS (insert read) the jobs,
+# INTERLEAVE=MS runs both sides of a round at once, taking turns
+# (../../../workers/bench/rounds.sh). Needs about 1 GB of free disk in
 # TMPDIR and about a minute per round.
 set -euo pipefail
 dir=$1 prog=$2
@@ -23,13 +25,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/litebench-go-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 . ../bench/rounds.sh # median and rounds: the paired rounds every worker's bench shares
 side() { # side plain|worker insert|read: one measurement, "wall cpu"
-  rm -f "$tmp"/bench.db*
+  rm -f "$tmp/$1".db*
   if [ "$1" = plain ]; then
-    ./bench/plain "$2" "$tmp/bench.db"
+    ./bench/plain "$2" "$tmp/$1.db"
   else
-    ./bench/plain "worker-$2" "./$prog" "$tmp/bench.db"
+    ./bench/plain "worker-$2" "./$prog" "$tmp/$1.db"
   fi
-  rm -f "$tmp"/bench.db*
+  rm -f "$tmp/$1".db*
 }
 echo "load before: $(uptime)"
 for kind in ${WORKLOADS:-insert read}; do

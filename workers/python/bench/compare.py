@@ -14,15 +14,23 @@ of both.
 
 CLIENTS (default "sqlite3 apsw") and KINDS (default "insert read") choose
 the clients and jobs, e.g. CLIENTS=apsw KINDS=read for more rounds of one
-figure in the same time.
+figure in the same time. INTERLEAVE=MS runs both sides of a round at once,
+taking turns of MS milliseconds on the machine (each side's process group
+stopped while the other runs), so that both meet the same machine, whose
+speed drifts by tens of percent from one second to the next; the CPU
+figures are then the round's (a side's wall time includes the other's
+turns).
 
 usage: compare.py [ROUNDS [DIR]]"""
 
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = os.path.join(HERE, "..", ".venv", "bin", "python")
@@ -35,13 +43,69 @@ def remove(path):
             os.remove(path + suffix)
 
 
+# The processes of the sides running now (INTERLEAVE): each in a session of
+# its own, so that a signal to its group stops or continues all of it.
+running = []
+running_lock = threading.Lock()
+
+
+def start(args, **kw):
+    p = subprocess.Popen(args, start_new_session=True, **kw)
+    with running_lock:
+        running.append(p)
+    return p
+
+
 def plain(script, client, path):
     """(wall rate, CPU rate) of a plain loop in a process of its own."""
-    out = subprocess.run(
-        [PYTHON, os.path.join(HERE, script), client, path], capture_output=True, text=True, check=True
-    ).stdout
+    p = start([PYTHON, os.path.join(HERE, script), client, path], stdout=subprocess.PIPE, text=True)
+    out, _ = p.communicate()
+    if p.returncode != 0:
+        raise SystemExit("%s: exit status %d" % (script, p.returncode))
     wall, cpu = out.split()
     return float(wall), float(cpu)
+
+
+def interleaved(fns, ms):
+    """Runs the functions' sides at once, taking turns of ms milliseconds
+    (each side's process group stopped while the other runs); returns
+    their results."""
+    out = [None] * len(fns)
+    errs = []
+
+    def run(i, fn):
+        try:
+            out[i] = fn()
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errs.append(e)
+
+    threads = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(fns)]
+    for t in threads:
+        t.start()
+    turn = 0
+    while any(t.is_alive() for t in threads):
+        time.sleep(ms / 1000)
+        with running_lock:
+            live = [p for p in running if p.poll() is None]
+        if len(live) < 2:
+            for p in live:
+                signal_group(p, signal.SIGCONT)
+            continue
+        turn = (turn + 1) % len(live)
+        for i, p in enumerate(live):
+            signal_group(p, signal.SIGSTOP if i != turn else signal.SIGCONT)
+    with running_lock:
+        running.clear()
+    if errs:
+        raise errs[0]
+    return out
+
+
+def signal_group(p, sig):
+    try:
+        os.killpg(p.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def worker(client, path, workload, params, settings):
@@ -55,7 +119,7 @@ def worker(client, path, workload, params, settings):
         "settings": settings,
         "interval_ns": 10**9,
     }
-    p = subprocess.Popen(
+    p = start(
         [PYTHON, os.path.join(HERE, "cpu_worker.py"), "--client", client],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -93,17 +157,19 @@ def worker(client, path, workload, params, settings):
 
 
 def main(rounds=3, d="/tmp"):
-    path = os.path.join(d, "litebench-py-bench.db")
+    # A file each, so that the sides can run at once (INTERLEAVE).
+    pp, wp = (os.path.join(d, "litebench-py-bench-%s.db" % side) for side in ("plain", "worker"))
     runs = {
         "insert": (
-            lambda c: plain("plain_insert.py", c, path),
-            lambda c: worker(c, path, "insert", {"rows": "1000000"}, dict(SETTINGS, batch="1000")),
+            lambda c: plain("plain_insert.py", c, pp),
+            lambda c: worker(c, wp, "insert", {"rows": "1000000"}, dict(SETTINGS, batch="1000")),
         ),
         "read": (
-            lambda c: plain("plain_read.py", c, path),
-            lambda c: worker(c, path, "read", {"rows": "100000", "duration": "10s"}, SETTINGS),
+            lambda c: plain("plain_read.py", c, pp),
+            lambda c: worker(c, wp, "read", {"rows": "100000", "duration": "10s"}, SETTINGS),
         ),
     }
+    inter = int(os.environ.get("INTERLEAVE") or 0)
     clients = os.environ.get("CLIENTS", "sqlite3 apsw").split()
     kinds = os.environ.get("KINDS", "insert read").split()
     for k in kinds:
@@ -116,8 +182,12 @@ def main(rounds=3, d="/tmp"):
             for kind, (plain_fn, worker_fn) in runs.items():
                 # A pair, in alternating order: the machine's drift hits both alike.
                 pair = [("plain", plain_fn), ("worker", worker_fn)][:: 1 if r % 2 == 0 else -1]
-                for name, fn in pair:
-                    wall, cpu = fn(client)
+                if inter:
+                    res = interleaved([lambda fn=fn: fn(client) for _, fn in pair], inter)
+                else:
+                    res = [None] * len(pair)
+                for k, (name, fn) in enumerate(pair):
+                    wall, cpu = res[k] or fn(client)
                     got.setdefault((client, kind, name), []).append((wall, cpu))
                     print(
                         "round %d %-8s %-6s %-6s %10.0f /s  %10.0f /CPU s  (load %.2f)"

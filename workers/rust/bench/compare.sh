@@ -10,7 +10,8 @@
 # 0.95. Each side also gives its rate per second of CPU time (the worker's
 # between set-up and the final event), and the ratio of those, which a
 # busy machine disturbs much less than wall time. ROUNDS (3), ROWS,
-# READ_ROWS and SECONDS change the sizes.
+# READ_ROWS and SECONDS change the sizes; INTERLEAVE=MS runs both sides of
+# a round at once, taking turns (../../bench/rounds.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . ../bench/rounds.sh
@@ -19,12 +20,13 @@ bin=target/release
 rounds=${ROUNDS:-3}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/litebench-rust-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-side() { # side plain|worker insert|read: one measurement
-  rm -f "$dir"/*
+side() { # side plain|worker insert|read: one measurement (a directory each)
+  rm -rf "${dir:?}/$1"
+  mkdir "$dir/$1"
   if [ "$1" = plain ]; then
-    "$bin/litebench-rust-bench" "$2" "$dir"
+    "$bin/litebench-rust-bench" "$2" "$dir/$1"
   else
-    "$bin/litebench-rust-bench" "worker-$2" "$dir" "$bin/litebench-worker-rust"
+    "$bin/litebench-rust-bench" "worker-$2" "$dir/$1" "$bin/litebench-worker-rust"
   fi
 }
 rounds insert rows/s "$rounds"
