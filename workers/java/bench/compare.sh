@@ -7,7 +7,8 @@
 #   read:   ROWS rows loaded as the worker's set-up loads them, then point
 #           reads by uniform random id, one thread, DURATION seconds
 #           (default 10) after WARMUP (default 2) seconds (reads/s).
-# Each round (ROUNDS, default 3) runs the plain loop and the worker back to
+# Each round (ROUNDS, default 3; INTERLEAVE=MS: both sides at once, taking
+# turns, see ../../bench/rounds.sh) runs the plain loop and the worker back to
 # back, the side that goes first alternating, and prints both rates and
 # their ratio; the summary gives the medians and the median of the
 # per-round ratios, which cancels most of a noisy machine's drift. Each side
@@ -36,20 +37,20 @@ trap 'rm -rf "$dir"' EXIT
 insert_settings='"journal":"wal","sync":"off","batch":"1000","prepared":"true","rows-per-stmt":"1"'
 read_settings='"journal":"wal","sync":"off","prepared":"true"'
 side() { # side plain|worker insert|read: one measurement, "wall cpu"
-  rm -f "$dir"/*.db*
+  rm -f "$dir/$1".db* # a file each: INTERLEAVE runs both sides at once
   case "$1 $2" in
-  "plain insert") java -cp "$jar:target/bench" PlainInsert "$dir/plain.db" "$ROWS" 2>"$dir/stderr" ;;
-  "plain read") java -cp "$jar:target/bench" PlainRead "$dir/plain.db" "$ROWS" "$DURATION" "$WARMUP" 2>"$dir/stderr" ;;
+  "plain insert") java -cp "$jar:target/bench" PlainInsert "$dir/plain.db" "$ROWS" 2>"$dir/$1.stderr" ;;
+  "plain read") java -cp "$jar:target/bench" PlainRead "$dir/plain.db" "$ROWS" "$DURATION" "$WARMUP" 2>"$dir/$1.stderr" ;;
   "worker insert")
     python3 bench/drive.py "{\"run_id\":\"bench\",\"workload\":\"insert\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\"},\"settings\":{$insert_settings}}" 0 \
-      java -jar "$jar" 2>"$dir/stderr"
+      java -jar "$jar" 2>"$dir/$1.stderr"
     ;;
   "worker read")
     python3 bench/drive.py "{\"run_id\":\"bench\",\"workload\":\"read\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\",\"duration\":\"${DURATION}s\",\"warmup\":\"${WARMUP}s\"},\"settings\":{$read_settings}}" "$WARMUP" \
-      java -jar "$jar" 2>"$dir/stderr"
+      java -jar "$jar" 2>"$dir/$1.stderr"
     ;;
   esac || {
-    cat "$dir/stderr" >&2
+    cat "$dir/$1.stderr" >&2
     exit 1
   }
 }
