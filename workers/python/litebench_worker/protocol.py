@@ -11,6 +11,7 @@ import threading
 import traceback
 
 from .db import Client
+from .fdtable import fileno, own_fd_table
 from .settings import BadInput
 from .worker import Worker
 from .workloads import Failed
@@ -24,6 +25,7 @@ class Out:
 
     def __init__(self, stream):
         self.stream = stream
+        self.fd = fileno(stream)  # None: no descriptor, helper threads keep the shared table
         self.lock = threading.Lock()
 
     def send(self, ev):
@@ -55,6 +57,8 @@ def lines(fd):
 def read(fd, msgs, taken, cancel, out):
     """Hands messages over one at a time, each once the main loop has taken
     the previous one, so that the input's end cancels only what follows."""
+    if out.fd is not None:
+        own_fd_table((fd, out.fd))
     for raw in lines(fd):
         line = raw.strip()
         if not line:
@@ -91,6 +95,8 @@ def serve(client_name, stdin_fd, stdout):
         signal.signal(sig, on_signal)
     threading.Thread(target=read, args=(stdin_fd, msgs, taken, cancel, out), daemon=True).start()
     w = Worker(Client(client_name), cancel)
+    if out.fd is not None:
+        w.keep_fds = (out.fd,)
 
     def fail(msg):
         out.send({"t": "error", "error": msg})

@@ -7,6 +7,7 @@ import threading
 from time import perf_counter_ns as pc
 
 from . import db
+from .fdtable import own_fd_table
 from .hist import INTERVAL, IntervalTaker, merge
 from .ops import Ops
 from .program import Program
@@ -36,6 +37,10 @@ class Worker:
         self.cancel = cancel
         self.job = None
         self.pool = None
+        # The descriptors the interval thread writes to, besides 0 to 2:
+        # set by the protocol, it gives that thread a table of its own
+        # (fdtable); None leaves it on the process's.
+        self.keep_fds = None
 
     def hello(self):
         c = self.client
@@ -244,6 +249,8 @@ class Worker:
             )
 
         def loop():
+            if self.keep_fds is not None:
+                own_fd_table(self.keep_fds)
             nxt = pc() + every
             while not halt.wait(max(nxt - pc(), 0) / 1e9):
                 now = pc()
