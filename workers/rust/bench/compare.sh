@@ -10,8 +10,9 @@
 # 0.95. Each side also gives its rate per second of CPU time (the worker's
 # between set-up and the final event), and the ratio of those, which a
 # busy machine disturbs much less than wall time. ROUNDS (3), ROWS,
-# READ_ROWS and SECONDS change the sizes; INTERLEAVE=MS runs both sides of
-# a round at once, taking turns (../../bench/rounds.sh).
+# READ_ROWS and SECONDS change the sizes, WORKLOADS (insert read) the jobs;
+# INTERLEAVE=MS runs both sides of a round at once, taking turns
+# (../../bench/rounds.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . ../bench/rounds.sh
@@ -29,5 +30,13 @@ side() { # side plain|worker insert|read: one measurement (a directory each)
     "$bin/litebench-rust-bench" "worker-$2" "$dir/$1" "$bin/litebench-worker-rust"
   fi
 }
-rounds insert rows/s "$rounds"
-rounds read ops/s "$rounds"
+for kind in ${WORKLOADS:-insert read}; do
+  case $kind in
+  insert) rounds insert rows/s "$rounds" ;;
+  read) rounds read ops/s "$rounds" ;;
+  *)
+    echo "compare.sh: WORKLOADS=$kind: want insert and/or read" >&2
+    exit 2
+    ;;
+  esac
+done
