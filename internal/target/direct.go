@@ -538,31 +538,35 @@ type directTxStmt struct {
 func (s *directTxStmt) Exec(ctx context.Context, a *Args) error { return s.Query(ctx, a, nil) }
 
 func (s *directTxStmt) Query(ctx context.Context, a *Args, fn func(Row) error) error {
+	p, err := s.prepared()
+	if err != nil {
+		return err
+	}
+	return s.t.c.run(ctx, p, a, fn)
+}
+
+// prepared is s's prepared statement on its connection, while the
+// transaction is open.
+func (s *directTxStmt) prepared() (*prepared, error) {
 	if s.t.done {
-		return errTxDone
+		return nil, errTxDone
 	}
 	if !s.ok {
 		p, err := s.t.c.stmt(s.s)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		s.p, s.ok = *p, true
 	}
-	return s.t.c.run(ctx, &s.p, a, fn)
+	return &s.p, nil
 }
 
 // Repeat is a Repeater's: binding each run's values in one call when the
 // driver has a ValuesBinder, else one by one as Exec does.
 func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done func(int)) error {
-	if s.t.done {
-		return errTxDone
-	}
-	if !s.ok {
-		p, err := s.t.c.stmt(s.s)
-		if err != nil {
-			return err
-		}
-		s.p, s.ok = *p, true
+	p, err := s.prepared()
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -570,7 +574,7 @@ func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done fun
 	if per <= 0 || len(vals)%per != 0 {
 		return fmt.Errorf("repeat: %d values are not runs of %d", len(vals), per)
 	}
-	st, vb, a := s.p.st, s.p.vb, &s.a
+	st, vb, a := p.st, p.vb, &s.a
 	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {
 		var err error
 		if vb != nil {
