@@ -276,17 +276,17 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	}
 	off := 0
 	if rep, ok := ts.(target.Repeater); ok && all != nil && n >= rps {
-		// The full statements in one call, timed by statementDone.
-		full := n / rps * rps
+		// The full statements' rows in one call, each statement timed
+		// by statementDone.
+		rows := n / rps * rps
 		if w.doneFn == nil {
 			w.doneFn = w.statementDone
 		}
-		err := rep.Repeat(ctx, all[:full*ncols], rps*ncols, w.doneFn)
-		if err != nil {
+		if err := rep.Repeat(ctx, all[:rows*ncols], rps*ncols, w.doneFn); err != nil {
 			w.w.Rollback()
 			return err
 		}
-		off, prev = full, w.prev
+		off, prev = rows, w.prev
 	}
 	for ; off < n; off += rps {
 		k := min(rps, n-off)
