@@ -331,11 +331,12 @@ func (c *directConn) run(ctx context.Context, p *prepared, a *Args, fn func(Row)
 		st.Reset()
 		return err
 	}
-	row := &c.row
-	if fn != nil {
-		queryReturned(ctx)
-		row.st = st
+	if fn == nil {
+		return stepToEnd(st)
 	}
+	row := &c.row
+	queryReturned(ctx)
+	row.st = st
 	for {
 		more, err := st.Step()
 		if err != nil {
@@ -345,17 +346,29 @@ func (c *directConn) run(ctx context.Context, p *prepared, a *Args, fn func(Row)
 		if !more {
 			break
 		}
-		if fn != nil {
-			if err := fn(row); err != nil {
-				st.Reset()
-				if isStop(err) {
-					return nil
-				}
-				return err
+		if err := fn(row); err != nil {
+			st.Reset()
+			if isStop(err) {
+				return nil
 			}
+			return err
 		}
 	}
 	return st.Reset()
+}
+
+// stepToEnd steps st to its end, leaving its rows unread, and resets it.
+func stepToEnd(st RawStmt) error {
+	for {
+		more, err := st.Step()
+		if err != nil {
+			st.Reset()
+			return err
+		}
+		if !more {
+			return st.Reset()
+		}
+	}
 }
 
 func (d *directDB) Exec(ctx context.Context, q string, a *Args) error {
@@ -532,7 +545,7 @@ type directTxStmt struct {
 	// drops it from the connection's txStmts).
 	p  prepared
 	ok bool
-	a  Args // Repeat's values, bound one by one without a ValuesBinder
+	a  Args // Repeat's values, reused from run to run
 }
 
 func (s *directTxStmt) Exec(ctx context.Context, a *Args) error { return s.Query(ctx, a, nil) }
@@ -561,8 +574,9 @@ func (s *directTxStmt) prepared() (*prepared, error) {
 	return &s.p, nil
 }
 
-// Repeat is a Repeater's: binding each run's values in one call when the
-// driver has a ValuesBinder, else one by one as Exec does.
+// Repeat is a Repeater's: each run's values bound as Exec binds them (in
+// one call when the driver has a ValuesBinder), the statement stepped to
+// its end and reset.
 func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done func(int)) error {
 	p, err := s.prepared()
 	if err != nil {
@@ -574,30 +588,14 @@ func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done fun
 	if per <= 0 || len(vals)%per != 0 {
 		return fmt.Errorf("repeat: %d values are not runs of %d", len(vals), per)
 	}
-	st, vb, a := p.st, p.vb, &s.a
+	st, a := p.st, &s.a
 	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {
-		var err error
-		if vb != nil {
-			err = vb.BindValues(vals[off : off+per])
-		} else {
-			a.Boxed(vals[off : off+per])
-			err = bind(st, nil, false, a)
-		}
-		if err != nil {
+		a.Boxed(vals[off : off+per])
+		if err := bind(st, p.vb, p.rawOnly, a); err != nil {
 			st.Reset()
 			return err
 		}
-		for {
-			more, err := st.Step()
-			if err != nil {
-				st.Reset()
-				return err
-			}
-			if !more {
-				break
-			}
-		}
-		if err := st.Reset(); err != nil {
+		if err := stepToEnd(st); err != nil {
 			return err
 		}
 		done(run)
