@@ -339,6 +339,17 @@ type stmtConn struct {
 	st RawStmt
 }
 
+// openStmtConn is a pool whose connections prepare every statement as st.
+func openStmtConn(t *testing.T, f *rawFake, st RawStmt) *directDB {
+	t.Helper()
+	open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, st}, nil }
+	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func (c *stmtConn) Prepare(q string) (RawStmt, error) {
 	c.f.prepares++
 	return c.st, nil
@@ -350,11 +361,7 @@ func (c *stmtConn) Prepare(q string) (RawStmt, error) {
 func TestDirectValuesBinder(t *testing.T) {
 	f := &rawFake{}
 	vs := &valuesStmt{fakeStmt: fakeStmt{f: f}}
-	open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, vs}, nil }
-	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openStmtConn(t, f, vs)
 	defer d.Close()
 	ctx := context.Background()
 	st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?, ?)")
@@ -387,11 +394,7 @@ func (*rawValuesStmt) RawValuesOnly() {}
 func TestDirectRawValuesBinder(t *testing.T) {
 	f := &rawFake{}
 	vs := &rawValuesStmt{valuesStmt{fakeStmt: fakeStmt{f: f}}}
-	open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, vs}, nil }
-	d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openStmtConn(t, f, vs)
 	defer d.Close()
 	ctx := context.Background()
 	st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?, ?)")
@@ -630,11 +633,7 @@ func TestDirectTxRepeat(t *testing.T) {
 	}{{"all", -1}, {"second fails", 1}} {
 		f := &rawFake{}
 		fs := &failingStmt{valuesStmt: valuesStmt{fakeStmt: fakeStmt{f: f}}, failAt: tc.failAt}
-		open := func(engine.Endpoint) (RawConn, error) { return &stmtConn{fakeConn{f: f, id: 1}, fs}, nil }
-		d, err := openDirect(open, engine.Endpoint{DSN: "file:x"}, PoolOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := openStmtConn(t, f, fs)
 		st, _ := d.Prepare(ctx, "INSERT INTO t VALUES (?, ?)")
 		tx, err := d.Begin(ctx)
 		if err != nil {
