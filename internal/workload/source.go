@@ -107,6 +107,11 @@ func (s *Source) fill(i int64, rows int) {
 	s.genRows += int64(rows)
 }
 
+// holds says whether c (nil: no chunk) holds rows [i, i+n).
+func (c *chunk) holds(i int64, n int) bool {
+	return c != nil && i >= c.start && i+int64(n) <= c.start+int64(c.n)
+}
+
 // Close stops the generator.
 func (s *Source) Close() { s.cancel() }
 
@@ -131,7 +136,7 @@ func (s *Source) Ready(i int64, n int) {
 	if !s.inline {
 		return
 	}
-	if c := s.cur; c == nil || i < c.start || i+int64(n) > c.start+int64(c.n) {
+	if !s.cur.holds(i, n) {
 		// Whole transactions' worth, about a chunk: the next
 		// transactions' rows start where this chunk ends, and none is
 		// generated twice.
@@ -143,7 +148,7 @@ func (s *Source) Ready(i int64, n int) {
 // next call.
 func (s *Source) Args(i int64, n int) []any {
 	// The common case first: rows of the current chunk.
-	if c := s.cur; c != nil && i >= c.start && i+int64(n) <= c.start+int64(c.n) {
+	if c := s.cur; c.holds(i, n) {
 		off := int(i-c.start) * s.ncols
 		return c.args[off : off+n*s.ncols]
 	}
@@ -153,7 +158,7 @@ func (s *Source) Args(i int64, n int) []any {
 func (s *Source) args(i int64, n int) []any {
 	w := s.ncols
 	if s.inline {
-		if c := s.cur; c == nil || i < c.start || i+int64(n) > c.start+int64(c.n) {
+		if !s.cur.holds(i, n) {
 			s.fill(i, max(n, int(min(int64(chunkRows), s.end-i))))
 		}
 		off := int(i-s.cur.start) * w
@@ -166,7 +171,7 @@ func (s *Source) args(i int64, n int) []any {
 		}
 	}
 	c := s.cur
-	if c != nil && i >= c.start && i+int64(n) <= c.start+int64(c.n) {
+	if c.holds(i, n) {
 		off := int(i-c.start) * w
 		return c.args[off : off+n*w]
 	}
