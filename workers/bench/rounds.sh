@@ -6,7 +6,6 @@
 # it prints both rates and their ratios (worker / plain), then the medians
 # and the medians of the paired ratios, which cancel most of a noisy
 # machine's drift.
-
 #
 # With INTERLEAVE=MS set, the two sides of a round run at once and take
 # turns on the machine, MS milliseconds each: each side's process group is
@@ -24,7 +23,7 @@ rounds() {
   local plains=() workers=() ratios=() cpuratios=()
   for r in $(seq "$n"); do
     if [ -n "${INTERLEAVE:-}" ]; then
-      read -r p pc w wc < <(interleaved "$kind")
+      read -r p pc w wc < <(interleaved "$kind" "$r")
     elif [ $((r % 2)) = 1 ]; then
       read -r p pc < <(side plain "$kind")
       read -r w wc < <(side worker "$kind")
@@ -43,8 +42,9 @@ rounds() {
     "per CPU second $(printf '%s\n' "${cpuratios[@]}" | median)"
 }
 
-# interleaved KIND: both sides of one round at once, taking turns of
-# INTERLEAVE ms, the side that starts alternating; prints "p pc w wc".
+# interleaved KIND ROUND: both sides of one round at once, taking turns of
+# INTERLEAVE ms, the worker's turn first in odd rounds and the plain
+# loop's in even ones; prints "p pc w wc".
 interleaved() {
   local kind=$1 fp fw a b run stopped t slice
   slice=$(awk -v ms="$INTERLEAVE" 'BEGIN {printf "%.3f", ms / 1000}')
@@ -57,6 +57,11 @@ interleaved() {
   b=$!
   set +m
   run=$b stopped=$a
+  if [ $(($2 % 2)) = 0 ]; then
+    kill -STOP -- -"$b" 2>/dev/null || true
+    kill -CONT -- -"$a" 2>/dev/null || true
+    run=$a stopped=$b
+  fi
   while kill -0 "$a" 2>/dev/null || kill -0 "$b" 2>/dev/null; do
     sleep "$slice"
     if kill -0 "$stopped" 2>/dev/null; then
