@@ -65,6 +65,12 @@ func (f fatalError) Unwrap() error { return f.error }
 // wrapped are counted per kind and the run goes on.
 func Fatal(err error) error { return fatalError{err} }
 
+// IsFatal reports whether err was wrapped by Fatal.
+func IsFatal(err error) bool {
+	var f fatalError
+	return errors.As(err, &f)
+}
+
 // AnyOp as a worker role lets Config.Choose pick each operation's kind.
 const AnyOp = -1
 

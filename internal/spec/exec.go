@@ -41,6 +41,9 @@ type executor struct {
 	found bool
 	sink  func(target.Row) error
 	tops  []*topState
+	// reads holds, for each transaction that is a single table read, its
+	// state (nil for the others): Do runs it without the steps' loop.
+	reads []*topState
 	// ack is called after each committed table write (Env.Ack), or nil.
 	ack     func(first, n int64)
 	natDest map[*nativeOp][]any
@@ -81,6 +84,12 @@ func (w *Workload) newExecutor(ctx context.Context, sh *shared, i int) (*executo
 	for _, op := range sh.tops {
 		e.tops = append(e.tops, newTopState(op, w))
 	}
+	e.reads = make([]*topState, len(w.txns))
+	for k, t := range w.txns {
+		if len(t.steps) == 1 && t.steps[0].kind == sTable && t.steps[0].top.kind == opRead {
+			e.reads[k] = e.tops[t.steps[0].top.idx]
+		}
+	}
 	return e, nil
 }
 
@@ -88,6 +97,14 @@ func (w *Workload) newExecutor(ctx context.Context, sh *shared, i int) (*executo
 // begun again from its first step with the same random numbers, as the
 // busy-retry setting allows.
 func (e *executor) Do(_ context.Context, op int) (int, error) {
+	if s := e.reads[op]; s != nil {
+		// A single read, as run would run it: not retried.
+		err := e.tableRead(s)
+		if err != nil && !errors.Is(err, errMissing) && e.sess.Classify(err).Fatal() {
+			return 0, loadgen.Fatal(err)
+		}
+		return 0, err
+	}
 	t := e.w.txns[op]
 	for retries := 0; ; retries++ {
 		saved := e.x.rng

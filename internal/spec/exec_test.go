@@ -2,10 +2,12 @@ package spec
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"testing"
 
 	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
@@ -18,6 +20,12 @@ import (
 func executorOn(t testing.TB, w *Workload) (*executor, *targettest.Client) {
 	t.Helper()
 	c := &targettest.Client{}
+	return executorOnClient(t, w, c), c
+}
+
+// executorOnClient is executorOn over the fake client c.
+func executorOnClient(t testing.TB, w *Workload, c *targettest.Client) *executor {
+	t.Helper()
 	ctx := context.Background()
 	sess, err := target.Open(ctx, targettest.Target(c), engine.Endpoint{}, target.PolicyOf(w.set))
 	if err != nil {
@@ -36,7 +44,7 @@ func executorOn(t testing.TB, w *Workload) (*executor, *targettest.Client) {
 		t.Fatal(err)
 	}
 	e.Record(metrics.NewRecorder(w.ops))
-	return e, c
+	return e
 }
 
 func parseResolve(t testing.TB, text string, set map[string]string) *Workload {
@@ -152,6 +160,61 @@ func TestTableOpsAllocateNothing(t *testing.T) {
 			if c.op == 0 && fake.Queries.Load() == 0 || c.op == 1 && fake.Execs.Load() < int64(c.batch) {
 				t.Errorf("%s: queries %d execs %d", name, fake.Queries.Load(), fake.Execs.Load())
 			}
+		}
+	}
+}
+
+// A built-in read by an integer key goes through the client's KeyReader
+// when its statements are prepared and the client has one, allocating
+// nothing; a text key, or a statement run ad hoc, goes through Query.
+func TestReadsUseKeyReader(t *testing.T) {
+	ctx := context.Background()
+	for _, schema := range []string{"bench", "users", "account", "foo", "pages"} {
+		for _, prepared := range []bool{true, false} {
+			w := resolveBuiltin(t, "read", map[string]string{"schema": schema, "rows": "1000"},
+				map[string]string{"prepared": strconv.FormatBool(prepared)})
+			c := &targettest.Client{KeyRead: true}
+			e := executorOnClient(t, w, c)
+			allocs := testing.AllocsPerRun(100, func() {
+				if _, err := e.Do(ctx, 0); err != nil {
+					t.Fatalf("%s: %v", schema, err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%s, prepared %v: %v allocations per read", schema, prepared, allocs)
+			}
+			want := int64(0)
+			if prepared && workload.Schemas[schema].IntKey() {
+				want = c.Queries.Load()
+			}
+			if c.Queries.Load() < 100 || c.KeyReads.Load() != want {
+				t.Errorf("%s, prepared %v: %d queries, %d by key, want %d", schema, prepared, c.Queries.Load(), c.KeyReads.Load(), want)
+			}
+		}
+	}
+}
+
+// A read that finds no row, or fails, ends as the steps' loop would end
+// it: a missing row and a busy database are the operation's errors,
+// counted, with no retry; any other error ends the run.
+func TestReadErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		fake  *targettest.Client
+		check func(error) bool
+	}{
+		{"missing", &targettest.Client{KeyRead: true, KeyMissing: true}, func(err error) bool { return errors.Is(err, errMissing) }},
+		{"busy", &targettest.Client{KeyRead: true, KeyErr: targettest.ErrBusy}, func(err error) bool {
+			return errors.Is(err, targettest.ErrBusy) && !loadgen.IsFatal(err)
+		}},
+		{"other", &targettest.Client{KeyRead: true, KeyErr: errors.New("disk I/O error")}, loadgen.IsFatal},
+	} {
+		w := resolveBuiltin(t, "read", map[string]string{"rows": "1000"}, nil)
+		e := executorOnClient(t, w, c.fake)
+		retries, err := e.Do(ctx, 0)
+		if !c.check(err) || retries != 0 || c.fake.KeyReads.Load() != 1 {
+			t.Errorf("%s: err %v, %d retries, %d reads", c.name, err, retries, c.fake.KeyReads.Load())
 		}
 	}
 }

@@ -162,12 +162,19 @@ type topState struct {
 	found bool
 	sink  func(target.Row) error
 	idx   []int64
+	// kr reads a row by its integer key in one call, when the client's
+	// statements can (target.KeyReader): the dialect's read of a table
+	// whose key is an integer.
+	kr target.KeyReader
 }
 
 func newTopState(op *tableOp, w *Workload) *topState {
 	sc := op.t.schema
 	s := &topState{op: op, row: make([]any, len(sc.Columns)), dest: scanDest(sc, w.seed), idx: make([]int64, op.batch)}
 	s.sink = s.scan
+	if op.kind == opRead && op.intKey && op.custom == nil && op.prep != nil {
+		s.kr = op.prep.KeyReader()
+	}
 	return s
 }
 
@@ -212,6 +219,13 @@ func (e *executor) tableRead(s *topState) error {
 	op := s.op
 	sc := op.t.schema
 	i := nextKey(&e.x, op.dist, op.zipf, op.t.claims.visible.Load())
+	if s.kr != nil {
+		found, err := s.kr.ReadKey(e.ctx, op.keyInt(i), s.dest)
+		if err == nil && !found {
+			err = fmt.Errorf("%w: %s %s = %d", errMissing, sc.Table, sc.KeyCol, op.keyInt(i))
+		}
+		return err
+	}
 	e.args.Reset()
 	if op.intKey {
 		// An integer key goes into the arguments as it is, not boxed

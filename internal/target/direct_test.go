@@ -291,6 +291,9 @@ func TestDirectHotPathAllocatesNothing(t *testing.T) {
 		ts.Exec(ctx, &a)
 		ts.(Repeater).Repeat(ctx, vals, 2, done)
 		tx.Commit()
+		if found, err := st.(KeyReader).ReadKey(ctx, 42, dest); err != nil || !found {
+			t.Fatal(found, err)
+		}
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per operation, want 0", allocs)

@@ -153,6 +153,7 @@ type Statement struct {
 	q  string
 	db DB
 	st Stmt // nil when run ad hoc
+	kr KeyReader
 }
 
 // Prepare readies q for the given side.
@@ -170,9 +171,16 @@ func (s *Session) Prepare(ctx context.Context, q string, side Side) (*Statement,
 		if st.st, err = db.Prepare(ctx, q); err != nil {
 			return nil, err
 		}
+		st.kr, _ = st.st.(KeyReader)
 	}
 	return st, nil
 }
+
+// KeyReader is the prepared statement as a KeyReader, when its client's
+// statements are (nil otherwise, or when the statement runs ad hoc). Use
+// it only for a statement of one integer parameter that reads at most one
+// row.
+func (st *Statement) KeyReader() KeyReader { return st.kr }
 
 // SQL is the statement's text.
 func (st *Statement) SQL() string { return st.q }

@@ -72,6 +72,18 @@ type Repeater interface {
 	Repeat(ctx context.Context, vals []any, per int, done func(run int)) error
 }
 
+// KeyReader is a Stmt of one integer parameter that reads at most one row
+// (a point read by primary key) in one call: ReadKey binds key, steps
+// once, scans the row into dest as Scan does, and resets, reporting
+// whether there was a row. It is what Query with a function that scans
+// and returns Stop does, without the layers between: the read path's
+// operation, whose harness would otherwise cost as much as a tenth of a
+// point read.
+type KeyReader interface {
+	Stmt
+	ReadKey(ctx context.Context, key int64, dest []any) (found bool, err error)
+}
+
 // Execer runs SQL on a DB (borrowing a connection) or a Tx (on its own).
 // A nil *Args means no arguments.
 type Execer interface {

@@ -44,6 +44,15 @@ type Client struct {
 	// a direct driver's are; Repeats counts their Repeat calls.
 	Repeat  bool
 	Repeats atomic.Int64
+	// KeyRead makes prepared statements target.KeyReaders, as a direct
+	// driver's are; KeyReads counts their ReadKey calls (each also counts
+	// as a query).
+	KeyRead  bool
+	KeyReads atomic.Int64
+	// KeyMissing makes ReadKey find no row; KeyErr, when set, is what it
+	// fails with.
+	KeyMissing bool
+	KeyErr     error
 }
 
 // Target returns the in-process target of a fake client.
@@ -68,7 +77,7 @@ func (c *Client) Open(context.Context, engine.Endpoint, target.PoolOptions) (tar
 		return nil, c.OpenErr
 	}
 	d := &db{c: c, n: c.Opened.Add(1)}
-	d.st.d, d.tx.d, d.rep.d = d, d, d
+	d.st.d, d.tx.d, d.rep.d, d.key.d = d, d, d, d
 	return d, nil
 }
 
@@ -78,6 +87,7 @@ type db struct {
 	st  stmt
 	tx  tx
 	rep repStmt
+	key keyStmt
 }
 
 func (d *db) exec() error {
@@ -114,6 +124,9 @@ func (d *db) Query(_ context.Context, _ string, _ *target.Args, fn func(target.R
 	return d.query(fn)
 }
 func (d *db) Prepare(context.Context, string) (target.Stmt, error) {
+	if d.c.KeyRead {
+		return &d.key, nil
+	}
 	return &d.st, nil
 }
 func (d *db) Begin(context.Context) (target.Tx, error) {
@@ -167,4 +180,18 @@ func (s *repStmt) Repeat(_ context.Context, vals []any, per int, done func(int))
 		done(run)
 	}
 	return nil
+}
+
+// keyStmt is a prepared statement that reads by key in one call: every
+// key has a row (none under KeyMissing), and the scan destinations are
+// left as they are.
+type keyStmt struct{ stmt }
+
+func (s *keyStmt) ReadKey(context.Context, int64, []any) (bool, error) {
+	c := s.d.c
+	c.KeyReads.Add(1)
+	if c.KeyErr != nil {
+		return false, c.KeyErr
+	}
+	return !c.KeyMissing, s.d.query(nil)
 }

@@ -24,6 +24,7 @@ func DirectTarget(t *testing.T, name string) {
 	t.Run("ErrorClasses", func(t *testing.T) { testErrorClasses(t, name) })
 	t.Run("LongStatementStopsOnCancel", func(t *testing.T) { testLongStatementStopsOnCancel(t, name) })
 	t.Run("UnboundParametersAreNull", func(t *testing.T) { testUnboundParametersAreNull(t, name) })
+	t.Run("ReadsByKey", func(t *testing.T) { testReadsByKey(t, name) })
 }
 
 // OpenDB opens target name on a new file with the engine's
@@ -110,9 +111,6 @@ func testBindsAndScans(t *testing.T, name string) {
 	}
 }
 
-// crawshaw.io/sqlite binds []byte as TEXT: a BLOB argument is refused
-// rather than stored with another type than on every other target.
-
 func testErrorClasses(t *testing.T, name string) {
 	ctx := context.Background()
 	tg, db := OpenDB(t, name, filepath.Join(t.TempDir(), "e.db"), map[string]string{"busy-timeout": "0", "journal": "wal"}, target.PoolOptions{TxImmediate: true})
@@ -177,5 +175,66 @@ func testUnboundParametersAreNull(t *testing.T, name string) {
 		if err := st.Query(ctx, c.args, func(r target.Row) error { return r.Scan(&got) }); err != nil || got != c.want {
 			t.Errorf("%d arguments: %q (%v), want %q", c.args.Len(), got, err, c.want)
 		}
+	}
+}
+
+// A prepared point read is a KeyReader whose ReadKey reads what Query
+// reads: a key's row, none for a missing key, the statement usable again
+// after a missing key, a failed scan or a cancelled context.
+func testReadsByKey(t *testing.T, name string) {
+	ctx := context.Background()
+	_, db := OpenDB(t, name, filepath.Join(t.TempDir(), "k.db"), nil, target.PoolOptions{MaxOpen: 1})
+	if err := db.Exec(ctx, "CREATE TABLE t(id INTEGER PRIMARY KEY, s TEXT, n INTEGER)", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		if err := db.Exec(ctx, "INSERT INTO t VALUES (?, ?, ?)", target.A(i, strings.Repeat("é", int(i)), i<<40)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := db.Prepare(ctx, "SELECT id, s, n FROM t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, ok := st.(target.KeyReader)
+	if !ok {
+		t.Fatalf("a prepared statement of %s is a %T, not a target.KeyReader", name, st)
+	}
+	var (
+		id, n int64
+		s     []byte
+	)
+	dest := []any{&id, &s, &n}
+	for _, key := range []int64{2, 4, 1, 3, 0, 2} {
+		var qid, qn int64
+		var qs []byte
+		qfound := false
+		err := st.Query(ctx, target.A(key), func(r target.Row) error {
+			qfound = true
+			return r.Scan(&qid, &qs, &qn)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, s, n = -1, s[:0], -1
+		found, err := kr.ReadKey(ctx, key, dest)
+		if err != nil || found != qfound {
+			t.Fatalf("key %d: found %v (%v), Query found %v", key, found, err, qfound)
+		}
+		if found && (id != qid || string(s) != string(qs) || n != qn || id != key || n != key<<40) {
+			t.Errorf("key %d: read (%d, %q, %d), Query read (%d, %q, %d)", key, id, s, n, qid, qs, qn)
+		}
+	}
+	var b bool
+	if found, err := kr.ReadKey(ctx, 1, []any{&b}); err == nil || !found {
+		t.Errorf("scanning into a *bool: found %v, err %v", found, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := kr.ReadKey(cancelled, 1, dest); err == nil {
+		t.Error("a read under a cancelled context ran")
+	}
+	if found, err := kr.ReadKey(ctx, 3, dest); err != nil || !found || id != 3 {
+		t.Errorf("after the failures: found %v, id %d, %v", found, id, err)
 	}
 }
