@@ -312,16 +312,28 @@ func Scan(c Columns, dest []any) error {
 			*p = c.ColumnInt64(i)
 			continue
 		}
-		switch p := d.(type) {
-		case *int:
-			*p = int(c.ColumnInt64(i))
-		case *float64:
-			*p = c.ColumnFloat(i)
-		case *string:
-			*p = c.ColumnText(i)
-		default:
-			return fmt.Errorf("cannot scan into %T", d)
+		if err := ScanColumn(c, i, d); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// ScanColumn copies column i of c's current row into d, as Scan does.
+func ScanColumn(c Columns, i int, d any) error {
+	switch p := d.(type) {
+	case *[]byte:
+		*p = c.AppendColumn(i, (*p)[:0])
+	case *int64:
+		*p = c.ColumnInt64(i)
+	case *int:
+		*p = int(c.ColumnInt64(i))
+	case *float64:
+		*p = c.ColumnFloat(i)
+	case *string:
+		*p = c.ColumnText(i)
+	default:
+		return fmt.Errorf("cannot scan into %T", d)
 	}
 	return nil
 }

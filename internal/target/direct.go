@@ -33,6 +33,24 @@ type RawStmt interface {
 	Close() error
 }
 
+// RawRepeater is a RawStmt whose driver runs Repeat's loop itself (see
+// Repeater): for each run of per values of vals, bind them as BindValues
+// binds (parameters 1..per, the values as generated), step to the end,
+// reset, and call done with the run's number; on an error, reset and
+// return it, done not called for that run. In the driver's own code the
+// calls to its library are direct, where through RawStmt each is an
+// interface call into an adapter's method.
+type RawRepeater interface {
+	RepeatValues(vals []any, per int, done func(run int)) error
+}
+
+// RawKeyReader is a RawStmt whose driver reads a row by key itself (see
+// KeyReader): bind key to parameter 1, step once, scan the row into dest
+// as Scan does, reset. A failed step or bind resets and returns the error.
+type RawKeyReader interface {
+	ReadKey(key int64, dest []any) (found bool, err error)
+}
+
 // Interrupter is a RawConn that can stop a statement in progress once ctx
 // is done (sqlite3_interrupt); context.Background() turns that off.
 type Interrupter interface {
@@ -145,12 +163,16 @@ type prepared struct {
 	st      RawStmt
 	vb      ValuesBinder // nil: the driver binds one value at a time
 	rawOnly bool         // vb is a RawValuesBinder
+	rep     RawRepeater  // nil: Repeat runs its loop over st
+	kr      RawKeyReader // nil: ReadKey runs over st
 }
 
 func newPrepared(st RawStmt) prepared {
 	vb, _ := st.(ValuesBinder)
 	_, rawOnly := st.(RawValuesBinder)
-	return prepared{st, vb, rawOnly}
+	rep, _ := st.(RawRepeater)
+	kr, _ := st.(RawKeyReader)
+	return prepared{st, vb, rawOnly, rep, kr}
 }
 
 var (
@@ -434,7 +456,8 @@ func (s *directStmt) Query(ctx context.Context, a *Args, fn func(Row) error) err
 }
 
 // ReadKey is a KeyReader's: the statement bound to key, stepped once, its
-// row scanned into dest, reset. It is one function, the borrow and the
+// row scanned into dest, reset, by the driver itself when it can
+// (RawKeyReader). It is one function, the borrow and the
 // return included: on a point read every further function whose code and
 // data the read's own work has pushed out of the caches costs tens of
 // nanoseconds.
@@ -451,6 +474,9 @@ func (s *directStmt) ReadKey(ctx context.Context, key int64, dest []any) (found 
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
+	}
+	if p.kr != nil {
+		return p.kr.ReadKey(key, dest)
 	}
 	st := p.st
 	if err := st.BindInt64(1, key); err != nil {
@@ -613,7 +639,8 @@ func (s *directTxStmt) prepared() (*prepared, error) {
 
 // Repeat is a Repeater's: each run's values bound as Exec binds them (in
 // one call when the driver has a ValuesBinder), the statement stepped to
-// its end and reset.
+// its end and reset; by the driver's own loop when it has one
+// (RawRepeater).
 func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done func(int)) error {
 	p, err := s.prepared()
 	if err != nil {
@@ -624,6 +651,9 @@ func (s *directTxStmt) Repeat(ctx context.Context, vals []any, per int, done fun
 	}
 	if per <= 0 || len(vals)%per != 0 {
 		return fmt.Errorf("repeat: %d values are not runs of %d", len(vals), per)
+	}
+	if p.rep != nil {
+		return p.rep.RepeatValues(vals, per, done)
 	}
 	st, a := p.st, &s.a
 	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {

@@ -171,3 +171,57 @@ func (s *stmt) Reset() error {
 	s.bound = 0
 	return s.s.Reset()
 }
+
+// RepeatValues is a target.RawRepeater: the insert path's loop over a
+// transaction's statements, each bound, stepped and reset by direct
+// calls into the driver.
+func (s *stmt) RepeatValues(vals []any, per int, done func(int)) error {
+	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {
+		if err := s.BindValues(vals[off : off+per]); err != nil {
+			s.Reset()
+			return err
+		}
+		for {
+			more, err := s.Step()
+			if err != nil {
+				s.Reset()
+				return err
+			}
+			if !more {
+				break
+			}
+		}
+		if err := s.Reset(); err != nil {
+			return err
+		}
+		done(run)
+	}
+	return nil
+}
+
+// ReadKey is a target.RawKeyReader: a point read by direct calls into the
+// driver, the row's text and integer columns read without going through
+// target.Columns.
+func (s *stmt) ReadKey(key int64, dest []any) (bool, error) {
+	s.mark(1)
+	s.s.BindInt64(1, key)
+	more, err := s.Step()
+	if err != nil || !more {
+		rerr := s.Reset()
+		if err == nil {
+			err = rerr
+		}
+		return false, err
+	}
+	for i, d := range dest {
+		if p, ok := d.(*[]byte); ok {
+			*p = s.AppendColumn(i, (*p)[:0])
+		} else if p, ok := d.(*int64); ok {
+			*p = s.s.ColumnInt64(i)
+		} else if err = target.ScanColumn(s, i, d); err != nil {
+			break
+		}
+	}
+	s.Reset()
+	return true, err
+}

@@ -25,6 +25,7 @@ func DirectTarget(t *testing.T, name string) {
 	t.Run("LongStatementStopsOnCancel", func(t *testing.T) { testLongStatementStopsOnCancel(t, name) })
 	t.Run("UnboundParametersAreNull", func(t *testing.T) { testUnboundParametersAreNull(t, name) })
 	t.Run("ReadsByKey", func(t *testing.T) { testReadsByKey(t, name) })
+	t.Run("RepeatsInTransaction", func(t *testing.T) { testRepeatsInTransaction(t, name) })
 }
 
 // OpenDB opens target name on a new file with the engine's
@@ -236,5 +237,56 @@ func testReadsByKey(t *testing.T, name string) {
 	}
 	if found, err := kr.ReadKey(ctx, 3, dest); err != nil || !found || id != 3 {
 		t.Errorf("after the failures: found %v, id %d, %v", found, id, err)
+	}
+}
+
+// A prepared statement bound to a transaction is a Repeater: it runs once
+// per run of values, done called after each that succeeded; a run that
+// fails (a duplicate key) ends it with the error, the rows before it
+// kept, and the statement runs again afterwards.
+func testRepeatsInTransaction(t *testing.T, name string) {
+	ctx := context.Background()
+	_, db := OpenDB(t, name, filepath.Join(t.TempDir(), "r.db"), nil, target.PoolOptions{MaxOpen: 1})
+	if err := db.Exec(ctx, "CREATE TABLE t(id INTEGER PRIMARY KEY, s TEXT, n INTEGER)", nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Prepare(ctx, "INSERT INTO t VALUES (?, ?, ?)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := tx.Stmt(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, ok := ts.(target.Repeater)
+	if !ok {
+		t.Fatalf("a statement of %s bound to a transaction is a %T, not a target.Repeater", name, ts)
+	}
+	var runs []int
+	done := func(run int) { runs = append(runs, run) }
+	vals := []any{int64(1), "é", int64(10), int64(2), "two", nil, int64(3), "three", 2.5}
+	if err := rep.Repeat(ctx, vals, 3, done); err != nil || len(runs) != 3 || runs[2] != 2 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	runs = nil
+	dup := []any{int64(4), "four", int64(40), int64(1), "again", int64(0), int64(5), "five", int64(50)}
+	if err := rep.Repeat(ctx, dup, 3, done); err == nil || len(runs) != 1 {
+		t.Fatalf("a duplicate key: runs %v, %v", runs, err)
+	}
+	runs = nil
+	if err := rep.Repeat(ctx, []any{int64(6), "six", int64(60)}, 3, done); err != nil || len(runs) != 1 {
+		t.Fatalf("after the failure: runs %v, %v", runs, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	err = db.Query(ctx, "SELECT group_concat(id || ':' || s || ':' || quote(n), ' ') FROM (SELECT * FROM t ORDER BY id)", nil, func(r target.Row) error { return r.Scan(&got) })
+	if want := "1:é:10 2:two:NULL 3:three:2.5 4:four:40 6:six:60"; err != nil || got != want {
+		t.Errorf("rows %q (%v), want %q", got, err, want)
 	}
 }
