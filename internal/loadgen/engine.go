@@ -14,6 +14,7 @@ import (
 
 	"github.com/litebench/litebench/internal/gen"
 	"github.com/litebench/litebench/internal/metrics"
+	"github.com/litebench/litebench/internal/tick"
 )
 
 // Executor runs operations for one worker. It is used by one goroutine.
@@ -278,8 +279,9 @@ type run struct {
 	cfg *Config
 	clk Clock
 	// wall: clk is the wall clock, whose durations since the epoch
-	// (since) are read from the monotonic clock alone.
-	wall bool
+	// (since) are read from tick.Since, counted from epochTick.
+	wall      bool
+	epochTick int64
 	// ctx ends when the caller's does (parent) or on a fatal error.
 	ctx, parent context.Context
 	st          stopper
@@ -322,17 +324,22 @@ func start(parent context.Context, cfg *Config) (*run, func()) {
 	r.st.cancel = cancel
 	r.ph.cfg = cfg
 	_, r.wall = cfg.Clock.(*wallClock)
+	if r.wall {
+		tick.Calibrate()
+	}
 	r.ph.epoch = r.clk.Now()
+	r.epochTick = tick.Since()
 	unwatch := context.AfterFunc(parent, func() { r.cancelled <- r.clk.Now() })
 	return r, func() { unwatch(); cancel() }
 }
 
 // since is the time on the run's clock as the duration since its epoch.
-// On the wall clock that is one read of the monotonic clock (time.Since),
-// where a time.Time reads the wall clock too.
+// On the wall clock that is one read of tick.Since (the time-stamp
+// counter, where the machine's clock is that counter), where a time.Time
+// reads the monotonic and the wall clock through the vDSO.
 func (r *run) since() time.Duration {
 	if r.wall {
-		return time.Since(r.ph.epoch)
+		return time.Duration(tick.Since() - r.epochTick)
 	}
 	return r.clk.Now().Sub(r.ph.epoch)
 }

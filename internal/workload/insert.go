@@ -10,6 +10,7 @@ import (
 	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/metrics"
 	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/tick"
 )
 
 // MaxVariables is the bound-parameter limit rows per statement are
@@ -137,10 +138,9 @@ type inserter struct {
 	hotK  int
 	hot   *target.Statement // stmts[hotK]
 	args  target.Args
-	// A transaction's clock for statementDone: its start, and the end of
-	// the last statement, since the start.
-	t0     time.Time
-	prev   time.Duration
+	// last is when the open transaction's last statement (or its BEGIN)
+	// ended (tick.Since), for statementDone.
+	last   int64
 	doneFn func(int) // w.statementDone, made once (a method value allocates)
 	// excluded is time spent generating rows inline, outside the measure.
 	excluded time.Duration
@@ -167,6 +167,7 @@ func (w *inserter) stmt(ctx context.Context, k int) (*target.Statement, error) {
 }
 
 func (w *inserter) run(ctx context.Context, from, to int64) error {
+	tick.Calibrate()
 	if w.ls.Workers == 1 {
 		// One worker: generate inline and leave that time out of the
 		// measurement, as if the rows had been generated beforehand.
@@ -228,13 +229,13 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	rps := w.ls.RowsPerStmt
 	w.src.Ready(start, n)
-	// Times are read as durations since t0: one read of the monotonic
-	// clock each (time.Since), where time.Now reads the wall clock too.
-	t0 := time.Now()
+	// Times are tick.Since's: one read of the time-stamp counter each,
+	// where the machine's clock is that counter.
+	t0 := tick.Since()
 	if n <= rps && !w.ls.Explicit {
 		err := w.exec(ctx, start, n)
 		if err == nil {
-			w.rec.ObserveN(opInsert, int64(n), time.Since(t0))
+			w.rec.ObserveN(opInsert, int64(n), time.Duration(tick.Since()-t0))
 		}
 		return err
 	}
@@ -250,9 +251,8 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 	if err := w.w.Begin(ctx); err != nil {
 		return err
 	}
-	prev := time.Since(t0)
-	w.rec.Observe(opBegin, prev)
-	w.t0, w.prev = t0, prev
+	w.last = tick.Since()
+	w.rec.Observe(opBegin, time.Duration(w.last-t0))
 	// The full statements run bound to the transaction once, rather than
 	// found again per statement: the loop's cost per row is the harness's.
 	full, err := w.stmt(ctx, rps)
@@ -286,7 +286,7 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 			w.w.Rollback()
 			return err
 		}
-		off, prev = rows, w.prev
+		off = rows
 	}
 	for ; off < n; off += rps {
 		k := min(rps, n-off)
@@ -304,23 +304,23 @@ func (w *inserter) tx(ctx context.Context, start int64, n int) error {
 			w.w.Rollback()
 			return err
 		}
-		now := time.Since(t0)
-		w.rec.ObserveN(opInsert, int64(k), now-prev)
-		prev = now
+		now := tick.Since()
+		w.rec.ObserveN(opInsert, int64(k), time.Duration(now-w.last))
+		w.last = now
 	}
 	if err := w.w.Commit(); err != nil {
 		return err
 	}
-	w.rec.Observe(opCommit, time.Since(t0)-prev)
+	w.rec.Observe(opCommit, time.Duration(tick.Since()-w.last))
 	return nil
 }
 
 // statementDone records a full statement that Repeat ran: its latency
-// from the end of the one before (w.prev, since w.t0).
+// from the end of the one before (w.last).
 func (w *inserter) statementDone(int) {
-	now := time.Since(w.t0)
-	w.rec.ObserveN(opInsert, int64(w.ls.RowsPerStmt), now-w.prev)
-	w.prev = now
+	now := tick.Since()
+	w.rec.ObserveN(opInsert, int64(w.ls.RowsPerStmt), time.Duration(now-w.last))
+	w.last = now
 }
 
 // exec inserts rows [i, i+k) in one statement, in the open transaction if
