@@ -185,3 +185,65 @@ func (s *stmt) Reset() error {
 }
 
 func (s *stmt) Close() error { return s.s.Close() }
+
+// RepeatValues is a target.RawRepeater: the insert path's loop over a
+// transaction's statements, each bound, stepped and reset by direct
+// calls into the driver.
+func (s *stmt) RepeatValues(vals []any, per int, done func(int)) error {
+	for run, off := 0, 0; off < len(vals); run, off = run+1, off+per {
+		if err := s.BindValues(vals[off : off+per]); err != nil {
+			s.Reset()
+			return err
+		}
+		for {
+			more, err := s.s.Step()
+			if err != nil {
+				s.Reset()
+				return err
+			}
+			if !more {
+				break
+			}
+		}
+		if err := s.Reset(); err != nil {
+			return err
+		}
+		done(run)
+	}
+	return nil
+}
+
+// ReadKey is a target.RawKeyReader: a point read by direct calls into the
+// driver, the row's text and integer columns read without going through
+// target.Columns.
+func (s *stmt) ReadKey(key int64, dest []any) (bool, error) {
+	if len(s.args) == 0 {
+		return false, fmt.Errorf("go-sqlite-lite: a key for a statement with no parameter")
+	}
+	s.args[0] = key
+	s.fresh = false
+	more := false
+	err := s.s.Bind(s.args...)
+	if err == nil {
+		more, err = s.s.Step()
+	}
+	if err != nil || !more {
+		rerr := s.Reset()
+		if err == nil {
+			err = rerr
+		}
+		return false, err
+	}
+	for i, d := range dest {
+		if p, ok := d.(*[]byte); ok {
+			b, _ := s.s.ColumnRawBytes(i)
+			*p = append((*p)[:0], b...)
+		} else if p, ok := d.(*int64); ok {
+			*p, _, _ = s.s.ColumnInt64(i)
+		} else if err = target.ScanColumn(s, i, d); err != nil {
+			break
+		}
+	}
+	s.Reset()
+	return true, err
+}
