@@ -19,7 +19,13 @@ taking turns of MS milliseconds on the machine (each side's process group
 stopped while the other runs), so that both meet the same machine, whose
 speed drifts by tens of percent from one second to the next; the CPU
 figures are then the round's (a side's wall time includes the other's
-turns).
+turns). PARALLEL=1 runs both sides of a round at once without turns, each
+pinned to a CPU of its own (the sides swap CPUs from one round to the next):
+they too meet the same machine, and no side is ever stopped. Stopping the
+worker, a process of several threads, costs it more than the plain loop's
+single thread: with INTERLEAVE=50 its point reads came out near 0.90 of the
+plain loop's per CPU second, where PARALLEL=1 and rounds one after the other
+both gave 0.97 to 1.06.
 
 usage: compare.py [ROUNDS [DIR]]"""
 
@@ -48,8 +54,14 @@ def remove(path):
 running = []
 running_lock = threading.Lock()
 
+# The CPU each side is pinned to (PARALLEL), by side.
+cpus = {}
 
-def start(args, **kw):
+
+def start(args, side, **kw):
+    cpu = cpus.get(side)
+    if cpu is not None:
+        kw["preexec_fn"] = lambda: os.sched_setaffinity(0, {cpu})
     p = subprocess.Popen(args, start_new_session=True, **kw)
     with running_lock:
         running.append(p)
@@ -58,7 +70,7 @@ def start(args, **kw):
 
 def plain(script, client, path):
     """(wall rate, CPU rate) of a plain loop in a process of its own."""
-    p = start([PYTHON, os.path.join(HERE, script), client, path], stdout=subprocess.PIPE, text=True)
+    p = start([PYTHON, os.path.join(HERE, script), client, path], "plain", stdout=subprocess.PIPE, text=True)
     out, _ = p.communicate()
     if p.returncode != 0:
         raise SystemExit("%s: exit status %d" % (script, p.returncode))
@@ -68,8 +80,8 @@ def plain(script, client, path):
 
 def interleaved(fns, ms):
     """Runs the functions' sides at once, taking turns of ms milliseconds
-    (each side's process group stopped while the other runs); returns
-    their results."""
+    (each side's process group stopped while the other runs), or without
+    turns when ms is 0; returns their results."""
     out = [None] * len(fns)
     errs = []
 
@@ -83,6 +95,9 @@ def interleaved(fns, ms):
     for t in threads:
         t.start()
     turn = 0
+    if not ms:
+        for t in threads:
+            t.join()
     while any(t.is_alive() for t in threads):
         time.sleep(ms / 1000)
         with running_lock:
@@ -121,6 +136,7 @@ def worker(client, path, workload, params, settings):
     }
     p = start(
         [PYTHON, os.path.join(HERE, "cpu_worker.py"), "--client", client],
+        "worker",
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -170,6 +186,9 @@ def main(rounds=3, d="/tmp"):
         ),
     }
     inter = int(os.environ.get("INTERLEAVE") or 0)
+    parallel = bool(os.environ.get("PARALLEL"))
+    if parallel and len(os.sched_getaffinity(0)) < 2:
+        raise SystemExit("compare.py: PARALLEL=1 needs two CPUs")
     clients = os.environ.get("CLIENTS", "sqlite3 apsw").split()
     kinds = os.environ.get("KINDS", "insert read").split()
     for k in kinds:
@@ -182,7 +201,10 @@ def main(rounds=3, d="/tmp"):
             for kind, (plain_fn, worker_fn) in runs.items():
                 # A pair, in alternating order: the machine's drift hits both alike.
                 pair = [("plain", plain_fn), ("worker", worker_fn)][:: 1 if r % 2 == 0 else -1]
-                if inter:
+                if parallel:
+                    cpus["plain"], cpus["worker"] = (0, 1) if r % 2 == 0 else (1, 0)
+                    res = interleaved([lambda fn=fn: fn(client) for _, fn in pair], 0)
+                elif inter:
                     res = interleaved([lambda fn=fn: fn(client) for _, fn in pair], inter)
                 else:
                     res = [None] * len(pair)

@@ -36,6 +36,7 @@ workloads.Inserter.generate = left_out_of_cpu(workloads.Inserter.generate)
 workloads.Inserter.fold = left_out_of_cpu(workloads.Inserter.fold)
 workloads.Inserter.fold_c = left_out_of_cpu(workloads.Inserter.fold_c)
 ops.record_ends = left_out_of_cpu(ops.record_ends)
+ops.record_raw = left_out_of_cpu(ops.record_raw)
 worker_run = Worker.run
 
 

@@ -11,6 +11,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -101,36 +102,58 @@ static PyObject *calls(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
 
 static PyObject *str_fetchall;
 
-/* The statuses reads() returns in its two low bits. */
+/*
+ * Where a point read's key comes from: next_key(arg), a Python call, or, for
+ * uniform keys, gen.KeyGen.uniform(n) worked out here (its state taken from
+ * the KeyGen and given back), plus off. A Python function called from C
+ * costs a frame of the interpreter's own each time, and the generator's
+ * 64-bit arithmetic is many big-integer operations in Python: in C the key
+ * costs nanoseconds, the harness's part of a read being what it measures.
+ */
+typedef struct {
+    PyObject *next_key, *arg; /* next_key(arg) when next_key is set */
+    uint64_t state;           /* else KeyGen.uniform(n) + off */
+    long long n, off;
+} keysrc;
+
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+#define MIX1 0xBF58476D1CE4E5B9ULL
+#define MIX2 0x94D049BB133111EBULL
+
+/* gen.KeyGen.uniform(n), exactly: the same state, the same float steps. */
+static inline long long uniform(uint64_t *state, long long n) {
+    if (n <= 1) {
+        return 0;
+    }
+    uint64_t z = *state += GOLDEN;
+    z = (z ^ (z >> 30)) * MIX1;
+    z = (z ^ (z >> 27)) * MIX2;
+    return (long long)((double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0 * (double)n);
+}
+
+static inline PyObject *next_key(keysrc *ks) {
+    if (ks->next_key != NULL) {
+        return PyObject_CallOneArg(ks->next_key, ks->arg);
+    }
+    return PyLong_FromLongLong(uniform(&ks->state, ks->n) + ks->off);
+}
+
+/* The statuses the read loops return in their two low bits. */
 enum { CROSSED = 0, MISSING = 1, FULL = 2 };
 
 /*
- * reads(execute, sql, next_key, arg, out, k, stop_at): point reads,
- * execute(sql, (next_key(arg),)).fetchall() each, the clock's reading after
- * each in out[k], out[k+1], ... (an array('q')), until a reading reaches
- * stop_at (CROSSED), a read finds no row (MISSING) or out has room for one
- * more reading only (FULL). Returns (reads << 2) | status; the last reading
- * is the read that ended the loop. An exception from a call ends the loop
- * and propagates, with a 0 written after the readings of the reads that
- * returned rows.
+ * The point-read loop: execute(sql, (key,)).fetchall() per read, the key
+ * from ks, the clock's reading after each in out[k], out[k+1], ... (an
+ * array('q')), until a reading reaches stop_at (CROSSED), a read finds no
+ * row (MISSING) or out has room for one more reading only (FULL). Returns
+ * (reads << 2) | status; the last reading is the read that ended the loop.
+ * An exception from a call ends the loop and propagates, with a 0 written
+ * after the readings of the reads that returned rows.
  */
-static PyObject *reads(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "reads(execute, sql, next_key, arg, out, k, stop_at) takes 7 arguments");
-        return NULL;
-    }
-    PyObject *execute = args[0], *sql = args[1], *next_key = args[2], *arg = args[3];
-    Py_ssize_t k = PyLong_AsSsize_t(args[5]);
-    if (k == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    long long stop_at = PyLong_AsLongLong(args[6]);
-    if (stop_at == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
+static PyObject *read_loop(PyObject *execute, PyObject *sql, keysrc *ks, PyObject *outobj, Py_ssize_t k,
+                           long long stop_at) {
     Py_buffer buf;
-    if (PyObject_GetBuffer(args[4], &buf, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
+    if (PyObject_GetBuffer(outobj, &buf, PyBUF_WRITABLE | PyBUF_FORMAT) < 0) {
         return NULL;
     }
     Py_ssize_t room = buf.len / (Py_ssize_t)sizeof(int64_t);
@@ -144,7 +167,7 @@ static PyObject *reads(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     Py_ssize_t i = k;
     int status = FULL;
     for (; i + 1 < room; i++) {
-        PyObject *key = PyObject_CallOneArg(next_key, arg);
+        PyObject *key = next_key(ks);
         if (key == NULL) {
             goto fail;
         }
@@ -190,6 +213,163 @@ fail:
     return NULL;
 }
 
+/*
+ * reads(execute, sql, next_key, arg, out, k, stop_at): read_loop with the
+ * keys next_key(arg).
+ */
+static PyObject *reads(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "reads(execute, sql, next_key, arg, out, k, stop_at) takes 7 arguments");
+        return NULL;
+    }
+    Py_ssize_t k = PyLong_AsSsize_t(args[5]);
+    if (k == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long long stop_at = PyLong_AsLongLong(args[6]);
+    if (stop_at == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    keysrc ks = {.next_key = args[2], .arg = args[3]};
+    return read_loop(args[0], args[1], &ks, args[4], k, stop_at);
+}
+
+static PyObject *str_state;
+
+/*
+ * reads_uniform(execute, sql, keygen, n, off, out, k, stop_at): read_loop
+ * with the keys keygen.uniform(n) + off, keygen's state advanced by every
+ * key drawn, as the Python calls would have advanced it.
+ */
+static PyObject *reads_uniform(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "reads_uniform(execute, sql, keygen, n, off, out, k, stop_at) takes 8 arguments");
+        return NULL;
+    }
+    keysrc ks = {0};
+    ks.n = PyLong_AsLongLong(args[3]);
+    if (ks.n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    ks.off = PyLong_AsLongLong(args[4]);
+    if (ks.off == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t k = PyLong_AsSsize_t(args[6]);
+    if (k == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long long stop_at = PyLong_AsLongLong(args[7]);
+    if (stop_at == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *st = PyObject_GetAttr(args[2], str_state);
+    if (st == NULL) {
+        return NULL;
+    }
+    ks.state = PyLong_AsUnsignedLongLong(st);
+    Py_DECREF(st);
+    if (ks.state == (uint64_t)-1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *ret = read_loop(args[0], args[1], &ks, args[5], k, stop_at);
+    /* The state goes back even when the loop failed: the keys it drew are
+       drawn, as the Python calls' would be. */
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    st = PyLong_FromUnsignedLongLong(ks.state);
+    if (st == NULL || PyObject_SetAttr(args[2], str_state, st) < 0) {
+        Py_XDECREF(st);
+        Py_XDECREF(ret);
+        Py_XDECREF(exc_type);
+        Py_XDECREF(exc_value);
+        Py_XDECREF(exc_tb);
+        return NULL;
+    }
+    Py_DECREF(st);
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return ret;
+}
+
+/*
+ * hist.FULL's index (3 significant figures, from 1 ns to hist.HIGHEST) of
+ * v clamped into [1, HIGHEST], as hist.Geometry.index computes it.
+ */
+#define FULL_HALF_MAG 10
+#define HIGHEST 600000000000LL
+
+static inline Py_ssize_t full_index(int64_t v) {
+    if (v < 1) {
+        v = 1;
+    } else if (v > HIGHEST) {
+        v = HIGHEST;
+    }
+    int b = (64 - __builtin_clzll((uint64_t)v)) - FULL_HALF_MAG - 1;
+    return b > 0 ? ((Py_ssize_t)b << FULL_HALF_MAG) + (Py_ssize_t)(v >> b) : (Py_ssize_t)v;
+}
+
+/*
+ * record(h, ends, n): hist.record_ends(h, ends[:n]) for an array('q') of
+ * readings, without copying it: each latency ends[i] - ends[i-1] (clamped
+ * into [1, HIGHEST]) counted in h, a list of hist.FULL's counts. In Python
+ * each latency costs a few hundred nanoseconds, and its look-ups in the
+ * index table and the counts scatter over a megabyte, which the reads then
+ * find gone from the caches.
+ */
+static PyObject *record(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "record(h, ends, n) takes 3 arguments");
+        return NULL;
+    }
+    PyObject *h = args[0];
+    if (!PyList_CheckExact(h)) {
+        PyErr_SetString(PyExc_TypeError, "record: h must be a list");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_buffer buf;
+    if (PyObject_GetBuffer(args[1], &buf, PyBUF_FORMAT) < 0) {
+        return NULL;
+    }
+    if (buf.itemsize != (Py_ssize_t)sizeof(int64_t) || buf.format == NULL || strcmp(buf.format, "q") != 0 || n < 0 ||
+        n > buf.len / (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "record: ends must be an array('q') of at least n readings");
+        PyBuffer_Release(&buf);
+        return NULL;
+    }
+    const int64_t *ends = (const int64_t *)buf.buf;
+    Py_ssize_t len = PyList_GET_SIZE(h);
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Py_ssize_t idx = full_index(ends[i] - ends[i - 1]);
+        if (idx >= len) {
+            PyErr_SetString(PyExc_ValueError, "record: h is shorter than hist.FULL's counts");
+            goto fail;
+        }
+        PyObject *old = PyList_GET_ITEM(h, idx);
+        long long c = PyLong_AsLongLong(old);
+        if (c == -1 && PyErr_Occurred()) {
+            goto fail;
+        }
+        PyObject *next = PyLong_FromLongLong(c + 1);
+        if (next == NULL) {
+            goto fail;
+        }
+        PyList_SET_ITEM(h, idx, next);
+        Py_DECREF(old);
+    }
+    PyBuffer_Release(&buf);
+    Py_RETURN_NONE;
+fail:
+    PyBuffer_Release(&buf);
+    return NULL;
+}
+
 /* now(): the loops' clock, a reading (time.perf_counter_ns's clock). */
 static PyObject *now(PyObject *self, PyObject *unused) {
     (void)self;
@@ -202,6 +382,11 @@ static PyMethodDef methods[] = {
     {"reads", (PyCFunction)(void (*)(void))reads, METH_FASTCALL,
      "reads(execute, sql, next_key, arg, out, k, stop_at): point reads until the clock reaches stop_at, "
      "a read finds no row, or out is full; returns (reads << 2) | status (0 crossed, 1 missing, 2 full)."},
+    {"reads_uniform", (PyCFunction)(void (*)(void))reads_uniform, METH_FASTCALL,
+     "reads_uniform(execute, sql, keygen, n, off, out, k, stop_at): reads with the keys "
+     "keygen.uniform(n) + off, drawn in C; keygen's state advanced as the calls would advance it."},
+    {"record", (PyCFunction)(void (*)(void))record, METH_FASTCALL,
+     "record(h, ends, n): hist.record_ends(h, ends[:n]) for an array('q') ends, in C."},
     {"calls", (PyCFunction)(void (*)(void))calls, METH_FASTCALL,
      "calls(fn, first, items, out, k): fn(first, x) for each x of items, the clock's reading "
      "(CLOCK_MONOTONIC, ns) after each written to out[k], out[k+1], ... (an array('q')); "
@@ -222,7 +407,8 @@ PyMODINIT_FUNC PyInit__timed(void) {
         fake_step = atoll(step);
     }
     str_fetchall = PyUnicode_InternFromString("fetchall");
-    if (str_fetchall == NULL) {
+    str_state = PyUnicode_InternFromString("state");
+    if (str_fetchall == NULL || str_state == NULL) {
         return NULL;
     }
     return PyModule_Create(&module);

@@ -11,13 +11,15 @@ from array import array
 from itertools import count as counter
 from time import perf_counter_ns as pc
 
-from . import gen
+from . import gen, hist
 from .columns import Claims
 from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder, record_ends
 from .settings import BadInput, q
 from .workloads import (
     READ,
     READS,
+    READS_UNIFORM,
+    RECORD,
     WRITE,
     Counted,
     Failed,
@@ -34,6 +36,15 @@ NEVER = 1 << 62
 LOOKUP = len(SMALL)
 CHECK_NS = 1_000_000  # how often a closed-loop worker looks at the clock's limits and at cancellation
 LATE_NS = 1_000_000  # an open-loop operation that starts later than this behind schedule is late
+
+
+def record_raw(h, raw, k):
+    """record_ends(h, raw[:k]) for the C loop's array of readings: in C when
+    the module is built."""
+    if RECORD is not None:
+        RECORD(h, raw, k)
+    else:
+        hist.record_ends(h, raw[:k])
 
 
 def go_float(f):
@@ -532,6 +543,9 @@ class Engine:
         execute, next_key, fail, Error, sql = self.read_parts(ex)
         alone, record, clock = self.workers == 1, FULL.record, pc
         raw = array("q", bytes(8 * self.RAW))
+        # Uniform keys are drawn in C, the generator's state kept in ex.keys.
+        keys, off = ex.keys, w.sc.key_offset or 0
+        uniform = READS_UNIFORM is not None and keys.next == keys.uniform
         try:
             now = clock()
             st = lane.check(now)
@@ -541,15 +555,18 @@ class Engine:
             raw[0], k = now, 1
             while True:  # one C loop per check (1 ms), or per full array
                 try:
-                    got = READS(execute, sql, next_key, w.visible, raw, k, check_at)
+                    if uniform:
+                        got = READS_UNIFORM(execute, sql, keys, w.visible, off, raw, k, check_at)
+                    else:
+                        got = READS(execute, sql, next_key, w.visible, raw, k, check_at)
                 except BaseException as e:
                     k = raw.index(0, k)  # the reads before the exception
                     if not isinstance(e, Error):
-                        record_ends(h, raw[:k])
+                        record_raw(h, raw, k)
                         raise
                     err = fail(e)
                     end = clock()
-                    record_ends(h, raw[:k])
+                    record_raw(h, raw, k)
                     if not isinstance(err, Counted):
                         raise err from None
                     rec.error(READ, err.kind)
@@ -558,9 +575,9 @@ class Engine:
                     k += n
                     end = raw[k - 1]
                     if status == 2:  # full: record, go on
-                        record_ends(h, raw[:k])
+                        record_raw(h, raw, k)
                     else:
-                        record_ends(h, raw[: k - 1])
+                        record_raw(h, raw, k - 1)
                         if status == 1:
                             rec.error(READ, "missing")
                         elif end <= deadline:

@@ -97,8 +97,10 @@ SECOND = itemgetter(1)
 try:
     from ._timed import calls as CALLS  # the timing loops in C (setup.sh builds them)
     from ._timed import reads as READS
+    from ._timed import reads_uniform as READS_UNIFORM
+    from ._timed import record as RECORD
 except ImportError:  # pragma: no cover - the worker then times in Python
-    CALLS = READS = None
+    CALLS = READS = READS_UNIFORM = RECORD = None
 
 
 def stamped(calls):

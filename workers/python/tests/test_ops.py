@@ -9,7 +9,7 @@ from array import array
 
 import pytest
 
-from litebench_worker import db, hist, workloads
+from litebench_worker import db, gen, hist, workloads
 from litebench_worker import ops as ops_mod
 from litebench_worker.worker import Worker
 
@@ -295,6 +295,71 @@ def test_read_loop_c_records_each_read_once(client, tmp_path):
     assert rec.overrun[ops_mod.READ] <= 1
     if reads[0]:
         assert reads[0] == ok + missing + rec.overrun[ops_mod.READ]
+
+
+def test_timed_record_is_record_ends():
+    # The C recording counts what hist.record_ends counts, once settled (a
+    # zero latency is 1 ns, as settle makes it), clamps included.
+    if ops_mod.RECORD is None:
+        pytest.skip("the C timing loops are not built")
+    import random
+
+    rng = random.Random(5)
+    for trial in range(20):
+        ends = [10**12]
+        for _ in range(rng.randrange(0, 300)):
+            d = rng.choice(
+                [0, 1, 2, rng.randrange(3, 2048), rng.randrange(2048, 1 << 17), rng.randrange(1 << 17, 10**10)]
+            )
+            if trial == 0:
+                d = hist.HIGHEST + rng.randrange(1, 10**6)
+            ends.append(ends[-1] + d)
+        raw = array("q", ends + [7, 7])  # readings past n are not used
+        a, b = hist.FULL.new(), hist.FULL.new()
+        hist.record_ends(a, list(ends))
+        ops_mod.RECORD(b, raw, len(ends))
+        assert hist.FULL.settle(a) == hist.FULL.settle(b)
+    with pytest.raises(ValueError):
+        ops_mod.RECORD(hist.FULL.new(), array("q", [1, 2]), 3)
+    with pytest.raises(TypeError):
+        ops_mod.RECORD((0,) * 10, array("q", [1, 2]), 2)
+
+
+def test_timed_reads_uniform():
+    # The C loop's uniform keys are gen.KeyGen.uniform's, offset, drawn from
+    # the generator's state, which it leaves where the Python draws would
+    # have, an exception included.
+    if ops_mod.READS_UNIFORM is None:
+        pytest.skip("the C timing loops are not built")
+    seen = []
+
+    class Cur:
+        def fetchall(self):
+            return [(1,)]
+
+    def execute(sql, args):
+        seen.append(args[0])
+        if len(seen) == boom[0]:
+            raise ValueError("boom")
+        return Cur()
+
+    far = 1 << 62
+    for n, off in ((1000, 0), (7, 100), (1, 5), (0, 0), (1 << 40, 3)):
+        for worker in (0, 1, 5):
+            seen.clear()
+            boom = [0]
+            mine, ref = gen.KeyGen("uniform", None, 7, worker), gen.KeyGen("uniform", None, 7, worker)
+            out = array("q", bytes(8 * 40))
+            got = ops_mod.READS_UNIFORM(execute, "q", mine, n, off, out, 1, far)
+            assert got == (38 << 2) | 2
+            assert seen == [ref.next(n) + off for _ in range(38)]
+            assert mine.state == ref.state
+            seen.clear()
+            boom = [5]
+            with pytest.raises(ValueError):
+                ops_mod.READS_UNIFORM(execute, "q", mine, n, off, out, 1, far)
+            assert seen == [ref.next(n) + off for _ in range(5)] and mine.state == ref.state
+            assert out[5] == 0
 
 
 def test_timed_reads():
