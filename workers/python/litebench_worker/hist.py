@@ -256,9 +256,14 @@ class IntervalTaker:
             e = r.err_total[op]
             errs += e - prev_errs
             h = r.felt[op]
+            if h is None:
+                # Nothing recorded of this kind yet: no counts to compare
+                # (a 31,744-count pass a second for nothing).
+                self.prev[key] = (prev, e)
+                continue
             # A tuple: the collector stops tracking it (ints only), so a
             # snapshot of 31,744 counts a second costs the run no GC passes.
-            cur = tuple(h) if h is not None else self.zeros
+            cur = tuple(h)
             for i in compress(range(FULL.length), map(ne, cur, prev)):
                 d = cur[i] - prev[i]
                 if counts is None:
