@@ -100,8 +100,8 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 	if s := e.reads[op]; s != nil {
 		// A single read, as run would run it: not retried.
 		err := e.tableRead(s)
-		if err != nil && !errors.Is(err, errMissing) && e.sess.Classify(err).Fatal() {
-			return 0, loadgen.Fatal(err)
+		if err != nil && e.fatal(err) {
+			err = loadgen.Fatal(err)
 		}
 		return 0, err
 	}
@@ -112,14 +112,7 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 		if err == nil {
 			return retries + tableRetries, nil
 		}
-		var ee *evalError
-		if errors.As(err, &ee) {
-			return retries, loadgen.Fatal(err)
-		}
-		if errors.Is(err, errMissing) || errors.Is(err, errNoRow) {
-			return retries + tableRetries, err
-		}
-		if e.sess.Classify(err).Fatal() {
+		if e.fatal(err) {
 			return retries, loadgen.Fatal(err)
 		}
 		if !e.retryable(err) || !e.sess.Again(err, retries) {
@@ -127,6 +120,21 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 		}
 		e.x.rng = saved
 	}
+}
+
+// fatal reports whether err ends the run: the program's own error, or an
+// engine error of a fatal class. A missing row (a read, or \gset) is the
+// operation's error, counted, never retried: no engine class is
+// Retryable for it.
+func (e *executor) fatal(err error) bool {
+	var ee *evalError
+	if errors.As(err, &ee) {
+		return true
+	}
+	if errors.Is(err, errMissing) || errors.Is(err, errNoRow) {
+		return false
+	}
+	return e.sess.Classify(err).Fatal()
 }
 
 // tableFailed marks an error a table operation already retried.

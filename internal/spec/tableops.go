@@ -220,9 +220,10 @@ func (e *executor) tableRead(s *topState) error {
 	sc := op.t.schema
 	i := nextKey(&e.x, op.dist, op.zipf, op.t.claims.visible.Load())
 	if s.kr != nil {
-		found, err := s.kr.ReadKey(e.ctx, op.keyInt(i), s.dest)
+		key := op.keyInt(i)
+		found, err := s.kr.ReadKey(e.ctx, key, s.dest)
 		if err == nil && !found {
-			err = fmt.Errorf("%w: %s %s = %d", errMissing, sc.Table, sc.KeyCol, op.keyInt(i))
+			err = fmt.Errorf("%w: %s %s = %d", errMissing, sc.Table, sc.KeyCol, key)
 		}
 		return err
 	}

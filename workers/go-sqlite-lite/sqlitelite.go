@@ -236,10 +236,9 @@ func (s *stmt) ReadKey(key int64, dest []any) (bool, error) {
 	}
 	for i, d := range dest {
 		if p, ok := d.(*[]byte); ok {
-			b, _ := s.s.ColumnRawBytes(i)
-			*p = append((*p)[:0], b...)
+			*p = s.AppendColumn(i, (*p)[:0])
 		} else if p, ok := d.(*int64); ok {
-			*p, _, _ = s.s.ColumnInt64(i)
+			*p = s.ColumnInt64(i)
 		} else if err = target.ScanColumn(s, i, d); err != nil {
 			break
 		}

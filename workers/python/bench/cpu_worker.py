@@ -36,7 +36,8 @@ workloads.Inserter.generate = left_out_of_cpu(workloads.Inserter.generate)
 workloads.Inserter.fold = left_out_of_cpu(workloads.Inserter.fold)
 workloads.Inserter.fold_c = left_out_of_cpu(workloads.Inserter.fold_c)
 ops.record_ends = left_out_of_cpu(ops.record_ends)
-ops.record_raw = left_out_of_cpu(ops.record_raw)
+if ops.RECORD is not None:
+    ops.RECORD = left_out_of_cpu(ops.RECORD)
 ops.Ops.finish = left_out_of_cpu(ops.Ops.finish)
 worker_run = Worker.run
 

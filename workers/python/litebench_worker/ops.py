@@ -11,7 +11,7 @@ from array import array
 from itertools import count as counter
 from time import perf_counter_ns as pc
 
-from . import gen, hist
+from . import gen
 from .columns import Claims
 from .hist import FULL, HIGHEST, INTERVAL, SMALL, Recorder, record_ends
 from .settings import BadInput, q
@@ -36,15 +36,6 @@ NEVER = 1 << 62
 LOOKUP = len(SMALL)
 CHECK_NS = 1_000_000  # how often a closed-loop worker looks at the clock's limits and at cancellation
 LATE_NS = 1_000_000  # an open-loop operation that starts later than this behind schedule is late
-
-
-def record_raw(h, raw, k):
-    """record_ends(h, raw[:k]) for the C loop's array of readings: in C when
-    the module is built."""
-    if RECORD is not None:
-        RECORD(h, raw, k)
-    else:
-        hist.record_ends(h, raw[:k])
 
 
 def go_float(f):
@@ -533,19 +524,19 @@ class Engine:
         return ex.rconn.cur.execute, next_key, ex.fail, ex.client.Error, self.w.read_sql
 
     def read_loop_c(self, lane, ex):
-        """read_loop_py with the reads run by the C loop (READS), which
-        writes each read's end time into an array and returns at the next
-        check's time, at a missing row or when the array is full; what it
-        returns is recorded as read_loop_py records it, off the clock. A
-        --count run (each read claims one of a shared count) takes
-        read_loop_py."""
+        """read_loop_py with the reads run by the C loop (READS, or
+        READS_UNIFORM for uniform keys), which writes each read's end time
+        into an array and returns at the next check's time, at a missing row
+        or when the array is full; what it returns is counted in C (RECORD,
+        record_ends's counts), off the clock. A --count run (each read
+        claims one of a shared count) takes read_loop_py."""
         w, env = self.w, self.env
         execute, next_key, fail, Error, sql = self.read_parts(ex)
         alone, record, clock = self.workers == 1, FULL.record, pc
         raw = array("q", bytes(8 * self.RAW))
         # Uniform keys are drawn in C, the generator's state kept in ex.keys.
         keys, off = ex.keys, w.sc.key_offset or 0
-        uniform = READS_UNIFORM is not None and keys.next == keys.uniform
+        uniform = keys.next == keys.uniform
         try:
             now = clock()
             st = lane.check(now)
@@ -562,11 +553,11 @@ class Engine:
                 except BaseException as e:
                     k = raw.index(0, k)  # the reads before the exception
                     if not isinstance(e, Error):
-                        record_raw(h, raw, k)
+                        RECORD(h, raw, k)
                         raise
                     err = fail(e)
                     end = clock()
-                    record_raw(h, raw, k)
+                    RECORD(h, raw, k)
                     if not isinstance(err, Counted):
                         raise err from None
                     rec.error(READ, err.kind)
@@ -575,9 +566,9 @@ class Engine:
                     k += n
                     end = raw[k - 1]
                     if status == 2:  # full: record, go on
-                        record_raw(h, raw, k)
+                        RECORD(h, raw, k)
                     else:
-                        record_raw(h, raw, k - 1)
+                        RECORD(h, raw, k - 1)
                         if status == 1:
                             rec.error(READ, "missing")
                         elif end <= deadline:
