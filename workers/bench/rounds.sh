@@ -15,12 +15,29 @@
 # side's wall time then includes the other's turns: its wall-clock rate
 # means nothing). The caller's side function must let both sides run at
 # once: each its own files.
+#
+# PIN=CPU, with INTERLEAVE, runs both sides (every process and thread they
+# start) on that one CPU. The vCPUs of a shared machine differ in speed from
+# minute to minute, and an unpinned side's turn lands on either: pinned, a
+# round of a plain loop against itself came within 3 % (0.977 to 1.030)
+# against 10 % unpinned, and a worker whose helper threads woke on another
+# CPU no longer pays for the move.
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 rounds() {
   local kind=$1 unit=$2 n=$3 r p pc w wc ratio cpuratio
   local plains=() workers=() ratios=() cpuratios=()
+  if [ -n "${PIN:-}" ]; then
+    if [ -z "${INTERLEAVE:-}" ]; then
+      echo "rounds: PIN=CPU goes with INTERLEAVE=MS" >&2
+      return 2
+    fi
+    if ! taskset -c -p "$PIN" $$ >/dev/null; then
+      echo "rounds: PIN=$PIN: not a CPU this process may run on (see nproc)" >&2
+      return 2
+    fi
+  fi
   for r in $(seq "$n"); do
     if [ -n "${INTERLEAVE:-}" ]; then
       read -r p pc w wc < <(interleaved "$kind" "$r")

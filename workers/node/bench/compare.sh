@@ -1,61 +1,47 @@
 #!/usr/bin/env bash
-# The worker against plain better-sqlite3 loops on the same jobs, interleaved
-# (3 rounds; medians, and the median of each round's worker/plain ratio, the
-# figure that noise between rounds disturbs least): a 1M-row insert (prepared, 1,000-row transactions, WAL,
-# synchronous OFF, one row per statement) and 10 s of single-thread point
-# reads by uniform random id over 100,000 rows.
+# The worker against plain better-sqlite3 loops on the same jobs: a 1M-row
+# insert (prepared, 1,000-row transactions, WAL, synchronous OFF, one row per
+# statement) and 10 s of single-thread point reads by uniform random id over
+# 100,000 rows. Each round runs the plain loop and the worker (the side that
+# goes first alternating) and prints both rates per second of wall time and
+# per second of CPU time, and their ratios; the summary gives the medians and
+# the median of the rounds' worker/plain ratios, the figure that the
+# machine's drift disturbs least (../../bench/rounds.sh). ROUNDS (3), ROWS,
+# READ_ROWS, READ_SECONDS and WORKLOADS (insert read) change the jobs, as the
+# positional arguments did before:
 #
 #   workers/node/bench/compare.sh [ROWS] [READ_ROWS] [SECONDS] [ROUNDS]
+#
+# INTERLEAVE=MS runs both sides of a round at once, taking turns of MS ms;
+# PIN=CPU with it runs both on one CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./build.sh
-rows=${1:-1000000}
-read_rows=${2:-100000}
-secs=${3:-10}
-rounds=${4:-3}
-dir=$(mktemp -d)
+. ../bench/rounds.sh
+./build.sh >/dev/null
+rows=${ROWS:-${1:-1000000}}
+read_rows=${READ_ROWS:-${2:-100000}}
+secs=${READ_SECONDS:-${3:-10}}
+n=${ROUNDS:-${4:-3}}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/litebench-node-bench.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 # figures prints a run's two figures: per second of wall-clock time, per
 # second of CPU time.
 figures() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const o=JSON.parse(s);console.log(Object.values(o).map(v=>v.toFixed(0)).join(" "))})'; }
-declare -a pi wi pr wr pic wic prc wrc
-for r in $(seq "$rounds"); do
-  read -r a b < <(node bench/plain-insert.js "$dir" "$rows" | figures)
-  pi+=("$a") pic+=("$b")
-  read -r a b < <(node bench/run-worker.js "$dir" insert "$rows" | figures)
-  wi+=("$a") wic+=("$b")
-  read -r a b < <(node bench/plain-read.js "$dir" "$read_rows" "$secs" | figures)
-  pr+=("$a") prc+=("$b")
-  read -r a b < <(node bench/run-worker.js "$dir" read "$read_rows" "$secs" | figures)
-  wr+=("$a") wrc+=("$b")
-  echo "round $r: insert rows/s plain ${pi[-1]} worker ${wi[-1]} (per CPU s ${pic[-1]} ${wic[-1]});" \
-    "reads ops/s plain ${pr[-1]} worker ${wr[-1]} (per CPU s ${prc[-1]} ${wrc[-1]})"
+side() { # side plain|worker insert|read: one measurement (its own files in dir)
+  case "$1 $2" in
+  "plain insert") node bench/plain-insert.js "$dir" "$rows" | figures ;;
+  "worker insert") node bench/run-worker.js "$dir" insert "$rows" | figures ;;
+  "plain read") node bench/plain-read.js "$dir" "$read_rows" "$secs" | figures ;;
+  "worker read") node bench/run-worker.js "$dir" read "$read_rows" "$secs" | figures ;;
+  esac
+}
+for kind in ${WORKLOADS:-insert read}; do
+  case $kind in
+  insert) rounds insert rows/s "$n" ;;
+  read) rounds read ops/s "$n" ;;
+  *)
+    echo "compare.sh: WORKLOADS=$kind: want insert and/or read" >&2
+    exit 2
+    ;;
+  esac
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-best() { printf '%s\n' "$@" | sort -n | tail -n 1; }
-# report prints the medians and, as a machine shared with other work slows
-# some rounds, the best rounds too.
-report() {
-  local name=$1 p w bp bw
-  p=$(median "${@:2:$rounds}")
-  w=$(median "${@:$((2 + rounds)):$rounds}")
-  bp=$(best "${@:2:$rounds}")
-  bw=$(best "${@:$((2 + rounds)):$rounds}")
-  echo "$name: medians plain $p, worker $w, worker/plain $(node -p "($w / $p).toFixed(3)");" \
-    "best plain $bp, worker $bw, worker/plain $(node -p "($bw / $bp).toFixed(3)")"
-}
-# paired prints the median of the rounds' worker/plain ratios.
-paired() {
-  local name=$1 k ratios=()
-  for ((k = 0; k < rounds; k++)); do
-    local p=${@:$((2 + k)):1} w=${@:$((2 + rounds + k)):1}
-    ratios+=("$(node -p "($w / $p).toFixed(3)")")
-  done
-  echo "$name: paired worker/plain ratios ${ratios[*]}; median $(median "${ratios[@]}")"
-}
-report "insert rows/s" "${pi[@]}" "${wi[@]}"
-report "point reads ops/s" "${pr[@]}" "${wr[@]}"
-paired "insert rows/s" "${pi[@]}" "${wi[@]}"
-paired "point reads ops/s" "${pr[@]}" "${wr[@]}"
-paired "insert rows per CPU second" "${pic[@]}" "${wic[@]}"
-paired "point reads per CPU second" "${prc[@]}" "${wrc[@]}"

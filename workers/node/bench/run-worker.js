@@ -3,9 +3,9 @@
 // prints its throughput: {"rows_per_s": …, "cpu_rows_per_s": …} for
 // insert, {"ops_per_s": …, "cpu_ops_per_s": …} otherwise: done over
 // elapsed_s of the final event, and done over the CPU time the worker's
-// process used from the run's start to its final event (less the rows'
-// generation, which the plain loop does before its clock starts), a figure
-// other work on a shared machine disturbs far less.
+// process used from the run's start to its final event (less the share of
+// the rows' generation, which the plain loop does before its clock starts),
+// a figure other work on a shared machine disturbs far less.
 //
 //   node bench/run-worker.js DIR insert ROWS
 //   node bench/run-worker.js DIR read ROWS SECONDS
@@ -62,8 +62,16 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
     for (const s of ['', '-wal', '-shm']) {
       fs.rmSync(file + s, { force: true });
     }
-    const generate = (ev.metrics || []).find((m) => m.name === 'generate');
-    const cpu = cpuSeconds(child.pid) - cpu0 - (generate ? generate.value : 0);
+    // The worker leaves the rows' generation and its recording out of its
+    // elapsed time, and reports them as wall time. The CPU time of the
+    // measured part is the run's in the same proportion: a wall time is no
+    // measure of CPU time when the process is stopped or waits for a CPU
+    // (compare.sh's INTERLEAVE stops it half the time), and the proportion
+    // treats both parts alike.
+    const left = (ev.metrics || [])
+      .filter((m) => m.name === 'generate' || m.name === 'record')
+      .reduce((s, m) => s + m.value, 0);
+    const cpu = ((cpuSeconds(child.pid) - cpu0) * ev.elapsed_s) / (ev.elapsed_s + left);
     const key = workload === 'insert' ? 'rows_per_s' : 'ops_per_s';
     process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s, [`cpu_${key}`]: ev.done / cpu }) + '\n');
   }
