@@ -24,6 +24,9 @@ const LATE_AFTER = 1e6;
 
 // TALLY_EVERY bounds how long a thread's progress count may lag (ns).
 const TALLY_EVERY = 10e6;
+// PUBLISH_EVERY bounds how long a closed-loop thread's operations may wait
+// to reach the intervals (ns; Recorder.note).
+const PUBLISH_EVERY = 1e6;
 
 // MISSING is a read that found no row where one was expected.
 class Missing extends Error {}
@@ -275,7 +278,11 @@ function closedLoop(T, ex, role) {
   let seq = T.index * 2 ** 40;
   let t = now();
   let flushed = t;
-  while (Atomics.load(ctl, S.STOP) === 0) {
+  let published = t;
+  // The stop is looked at before the first operation and after each one
+  // (below), which is also before the next.
+  const go = Atomics.load(ctl, S.STOP) === 0;
+  while (go) {
     if (!measuring) {
       if (Atomics.load(ctl, S.PHASE) !== 2 && t >= warmEnd) {
         begin(T, t);
@@ -347,7 +354,11 @@ function closedLoop(T, ex, role) {
       rec.observeOverrun(op, took); // in the latency, not the count
       continue;
     }
-    rec.observe(op, 1, took);
+    rec.note(op, took);
+    if (e - published >= PUBLISH_EVERY) {
+      rec.publish();
+      published = e;
+    }
     // Progress in batches, every 64 operations or 10 ms (loadgen's tally);
     // the count is exact once the loop ends.
     if ((++done & 63) === 0 || e - flushed >= TALLY_EVERY) {
@@ -355,6 +366,7 @@ function closedLoop(T, ex, role) {
       flushed = e;
     }
   }
+  rec.publish();
   times[doneAt] = done;
   return { issued, interrupted };
 }

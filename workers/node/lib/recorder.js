@@ -51,6 +51,25 @@ class Recorder {
     o.service.record(ns);
   }
 
+  // note is observe for the closed loop, which calls publish at least
+  // every millisecond and when it ends (Live.note): the intervals see its
+  // operations up to a millisecond late.
+  note(op, ns) {
+    if (op < this.liveOps) {
+      this.live.note(op, 1, this.ivLayout.index(clamp(ns)));
+    }
+    const o = this.svc(op);
+    o.count++;
+    o.service.record(ns);
+  }
+
+  // publish hands what note() recorded to the intervals.
+  publish() {
+    if (this.liveOps !== 0) {
+      this.live.publish();
+    }
+  }
+
   // observeScheduled records an open-loop operation: service time from its
   // actual start, response time from its scheduled start.
   observeScheduled(op, service, response, late) {

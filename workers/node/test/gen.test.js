@@ -109,8 +109,14 @@ test('keys', () => {
     for (const k of s.keys) {
       const z = k.dist === 'uniform' ? null : new gen.Zipf(k.n, k.theta);
       const kg = new gen.KeyGen(k.dist, z, seed, k.worker);
+      assert.notEqual(kg.unit, null, 'the WebAssembly stream');
       const got = k.keys.map(() => kg.next(k.n));
       assert.deepEqual(got, k.keys, `${k.dist} n ${k.n} worker ${k.worker}, seed ${s.seed}`);
+      // The same keys in halves, where there is no WebAssembly.
+      const halves = new gen.KeyGen(k.dist, z, seed, k.worker);
+      halves.unit = null;
+      const inHalves = k.keys.map(() => halves.next(k.n));
+      assert.deepEqual(inHalves, k.keys, `in halves: ${k.dist} n ${k.n} worker ${k.worker}, seed ${s.seed}`);
     }
   }
 });

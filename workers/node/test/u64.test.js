@@ -41,3 +41,23 @@ test('mod and unit', () => {
     assert.equal(u.unit(hi(a), lo(a)), Number(a >> 11n) / 2 ** 53);
   }
 });
+
+test("the WebAssembly stream is the halves' stream", () => {
+  // From random states and the edges (a carry out of the low half, the
+  // state wrapping past 2^64), a thousand draws each: unit() is
+  // unit(mix(state += GAMMA)), to the bit.
+  const gamma = 0x9e3779b97f4a7c15n;
+  let states = 0;
+  for (const start of values(20)) {
+    const next = u.stream(hi(start), lo(start));
+    assert.notEqual(next, null);
+    let st = start;
+    for (let i = 0; i < 1000; i++) {
+      st = (st + gamma) & M64;
+      u.mix(hi(st), lo(st));
+      assert.equal(next(), u.unit(u.R.h, u.R.l), `state ${start} draw ${i}`);
+    }
+    states++;
+  }
+  assert.equal(states, edges.length + 20);
+});
