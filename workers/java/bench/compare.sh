@@ -42,11 +42,11 @@ side() { # side plain|worker insert|read: one measurement, "wall cpu"
   "plain insert") java -cp "$jar:target/bench" PlainInsert "$dir/plain.db" "$ROWS" 2>"$dir/$1.stderr" ;;
   "plain read") java -cp "$jar:target/bench" PlainRead "$dir/plain.db" "$ROWS" "$DURATION" "$WARMUP" 2>"$dir/$1.stderr" ;;
   "worker insert")
-    python3 bench/drive.py "{\"run_id\":\"bench\",\"workload\":\"insert\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\"},\"settings\":{$insert_settings}}" 0 \
+    python3 bench/drive.py "{\"run_id\":\"bench\",\"interval_ns\":1000000000,\"workload\":\"insert\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\"},\"settings\":{$insert_settings}}" 0 \
       java -jar "$jar" 2>"$dir/$1.stderr"
     ;;
   "worker read")
-    python3 bench/drive.py "{\"run_id\":\"bench\",\"workload\":\"read\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\",\"duration\":\"${DURATION}s\",\"warmup\":\"${WARMUP}s\"},\"settings\":{$read_settings}}" "$WARMUP" \
+    python3 bench/drive.py "{\"run_id\":\"bench\",\"interval_ns\":1000000000,\"workload\":\"read\",\"path\":\"$dir/worker.db\",\"params\":{\"rows\":\"$ROWS\",\"duration\":\"${DURATION}s\",\"warmup\":\"${WARMUP}s\"},\"settings\":{$read_settings}}" "$WARMUP" \
       java -jar "$jar" 2>"$dir/$1.stderr"
     ;;
   esac || {

@@ -172,6 +172,9 @@ class Inserter {
       return null;
     } finally {
       this.conn = null;
+      if (this.rec) {
+        this.rec.publish(); // what the transactions noted (Recorder.note)
+      }
     }
   }
 
@@ -194,7 +197,8 @@ class Inserter {
         w.unlock();
       }
       if (rec) {
-        rec.observe(OP_INSERT, n, now() - prev);
+        const e = now();
+        rec.note(OP_INSERT, n, e - prev, e);
       }
       return;
     }
@@ -206,7 +210,7 @@ class Inserter {
     w.begin(this.conn);
     let t = now();
     if (rec) {
-      rec.observe(OP_BEGIN, 1, t - prev);
+      rec.note(OP_BEGIN, 1, t - prev, t);
     }
     prev = t;
     try {
@@ -222,7 +226,7 @@ class Inserter {
         this.run1(st, src.vals, src.offset(i), k);
         t = now();
         if (rec) {
-          rec.observe(OP_INSERT, k, t - prev);
+          rec.note(OP_INSERT, k, t - prev, t);
         }
         prev = t;
       }
@@ -232,7 +236,8 @@ class Inserter {
     }
     w.commit();
     if (rec) {
-      rec.observe(OP_COMMIT, 1, now() - prev);
+      const e = now();
+      rec.note(OP_COMMIT, 1, e - prev, e);
     }
   }
 }

@@ -24,9 +24,6 @@ const LATE_AFTER = 1e6;
 
 // TALLY_EVERY bounds how long a thread's progress count may lag (ns).
 const TALLY_EVERY = 10e6;
-// PUBLISH_EVERY bounds how long a closed-loop thread's operations may wait
-// to reach the intervals (ns; Recorder.note).
-const PUBLISH_EVERY = 1e6;
 
 // MISSING is a read that found no row where one was expected.
 class Missing extends Error {}
@@ -278,7 +275,6 @@ function closedLoop(T, ex, role) {
   let seq = T.index * 2 ** 40;
   let t = now();
   let flushed = t;
-  let published = t;
   // The stop is looked at before the first operation and after each one
   // (below), which is also before the next.
   const go = Atomics.load(ctl, S.STOP) === 0;
@@ -354,11 +350,7 @@ function closedLoop(T, ex, role) {
       rec.observeOverrun(op, took); // in the latency, not the count
       continue;
     }
-    rec.note(op, took);
-    if (e - published >= PUBLISH_EVERY) {
-      rec.publish();
-      published = e;
-    }
+    rec.note(op, 1, took, e);
     // Progress in batches, every 64 operations or 10 ms (loadgen's tally);
     // the count is exact once the loop ends.
     if ((++done & 63) === 0 || e - flushed >= TALLY_EVERY) {

@@ -7,6 +7,10 @@
 
 const { Hist, Layout, clamp } = require('./hist');
 
+// PUBLISH_EVERY bounds how long noted operations may wait to reach the
+// intervals (ns; Recorder.note).
+const PUBLISH_EVERY = 1e6;
+
 const ERROR_KINDS = ['busy', 'locked', 'constraint', 'interrupted', 'missing', 'mismatch', 'other'];
 
 class OpRec {
@@ -30,6 +34,7 @@ class Recorder {
     // transactions, not their statements).
     this.liveOps = live === null ? 0 : live.ops;
     this.ivLayout = Layout.of(2);
+    this.published = 0; // when note last published
   }
 
   svc(op) {
@@ -51,15 +56,21 @@ class Recorder {
     o.service.record(ns);
   }
 
-  // note is observe for the closed loop, which calls publish at least
-  // every millisecond and when it ends (Live.note): the intervals see its
-  // operations up to a millisecond late.
-  note(op, ns) {
+  // note is observe for a loop that calls publish when it ends (the closed
+  // loop, the insert): what it records reaches the intervals at the first
+  // note at least PUBLISH_EVERY after the last publish (at is the clock's
+  // reading, ns), a millisecond late at most while the loop runs
+  // (Live.note: one fenced handshake per publish, not per operation).
+  note(op, n, ns, at) {
     if (op < this.liveOps) {
-      this.live.note(op, 1, this.ivLayout.index(clamp(ns)));
+      this.live.note(op, n, this.ivLayout.index(clamp(ns)));
+      if (at - this.published >= PUBLISH_EVERY) {
+        this.live.publish();
+        this.published = at;
+      }
     }
     const o = this.svc(op);
-    o.count++;
+    o.count += n;
     o.service.record(ns);
   }
 

@@ -46,3 +46,28 @@ test('noted operations reach a take when published, as observed ones do', () => 
   assert.equal(noted.nheld, 0);
   assert.ok(noted.pend.every((c) => c === 0));
 });
+
+test('a recorder publishes what it notes a millisecond on, and the rest when asked', () => {
+  const { Recorder } = require('../lib/recorder');
+  const L = Layout.of(2);
+  const live = new Live(Live.alloc(1), 1);
+  const rec = new Recorder(['insert'], live);
+  const t0 = 5e9;
+  rec.note(0, 100, 2000, t0); // the first note publishes (nothing published before)
+  rec.note(0, 100, 3000, t0 + 0.4e6);
+  rec.note(0, 100, 3000, t0 + 0.9e6);
+  let got = taken(live);
+  assert.equal(got[0].n, 100);
+  rec.note(0, 50, 9000, t0 + 1.0e6); // a millisecond after the last publish
+  got = taken(live);
+  assert.equal(got[0].n, 250);
+  assert.equal(got[0].counts[L.index(3000)], 2);
+  assert.equal(got[0].counts[L.index(9000)], 1);
+  rec.note(0, 7, 1000, t0 + 1.5e6);
+  assert.equal(taken(live)[0].n, 0);
+  rec.publish();
+  assert.equal(taken(live)[0].n, 7);
+  // The run's own figures saw every note at once.
+  assert.equal(rec.recs[0].count, 357);
+  assert.equal(rec.recs[0].service.total, 5);
+});
