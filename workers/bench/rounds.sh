@@ -20,8 +20,11 @@
 # start) on that one CPU. The vCPUs of a shared machine differ in speed from
 # minute to minute, and an unpinned side's turn lands on either: pinned, a
 # round of a plain loop against itself came within 3 % (0.977 to 1.030)
-# against 10 % unpinned, and a worker whose helper threads woke on another
-# CPU no longer pays for the move.
+# against 10 % unpinned. A runtime that sizes itself by the CPUs it may use
+# (Go's GOMAXPROCS, the JVM's collector) then runs otherwise (README.md).
+#
+# each_job N runs N rounds of each job WORKLOADS names ("insert read" by
+# default), refusing any other name with exit 2.
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -91,4 +94,18 @@ interleaved() {
   wait "$b" || { cat "$fw" >&2; return 1; }
   echo "$(cat "$fp") $(cat "$fw")"
   rm -f "$fp" "$fw"
+}
+
+each_job() {
+  local n=$1 kind
+  for kind in ${WORKLOADS:-insert read}; do
+    case $kind in
+    insert) rounds insert rows/s "$n" || return ;;
+    read) rounds read reads/s "$n" || return ;;
+    *)
+      echo "WORKLOADS=$kind: want insert and/or read" >&2
+      return 2
+      ;;
+    esac
+  done
 }

@@ -34,9 +34,5 @@ side() { # side plain|worker insert|read: one measurement, "wall cpu"
   rm -f "$tmp/$1".db*
 }
 echo "load before: $(uptime)"
-for kind in ${WORKLOADS:-insert read}; do
-  unit=rows/s
-  [ "$kind" = read ] && unit=reads/s
-  rounds "$kind" "$unit" "$rounds"
-done
+each_job "$rounds"
 echo "load after: $(uptime)"

@@ -7,8 +7,9 @@
 #   read:   ROWS rows loaded as the worker's set-up loads them, then point
 #           reads by uniform random id, one thread, DURATION seconds
 #           (default 10) after WARMUP (default 2) seconds (reads/s).
-# Each round (ROUNDS, default 3; INTERLEAVE=MS: both sides at once, taking
-# turns, see ../../bench/rounds.sh) runs the plain loop and the worker back to
+# WORKLOADS (insert read) chooses the jobs. Each round (ROUNDS, default 3;
+# INTERLEAVE=MS: both sides at once, taking turns, see
+# ../../bench/rounds.sh) runs the plain loop and the worker back to
 # back, the side that goes first alternating, and prints both rates and
 # their ratio; the summary gives the medians and the median of the
 # per-round ratios, which cancels most of a noisy machine's drift. Each side
@@ -54,5 +55,4 @@ side() { # side plain|worker insert|read: one measurement, "wall cpu"
     exit 1
   }
 }
-rounds insert rows/s "$ROUNDS"
-rounds read reads/s "$ROUNDS"
+each_job "$ROUNDS"

@@ -35,13 +35,4 @@ side() { # side plain|worker insert|read: one measurement (its own files in dir)
   "worker read") node bench/run-worker.js "$dir" read "$read_rows" "$secs" | figures ;;
   esac
 }
-for kind in ${WORKLOADS:-insert read}; do
-  case $kind in
-  insert) rounds insert rows/s "$n" ;;
-  read) rounds read ops/s "$n" ;;
-  *)
-    echo "compare.sh: WORKLOADS=$kind: want insert and/or read" >&2
-    exit 2
-    ;;
-  esac
-done
+each_job "$n"

@@ -114,19 +114,19 @@ class KeyGen {
     }
     return Math.trunc(x * n);
   }
-}
 
-// step is KeyGen.next's draw in halves, where there is no WebAssembly.
-KeyGen.prototype.step = function step() {
-  // s += GAMMA; x = unit(mix(s))
-  let l = this.sl + u.GAMMA_L;
-  const carry = l >= u.TWO32 ? 1 : 0;
-  l -= carry * u.TWO32;
-  const h = (this.sh + u.GAMMA_H + carry) >>> 0;
-  this.sh = h;
-  this.sl = l;
-  return mixUnit(h, l);
-};
+  // step is next's draw in halves, where there is no WebAssembly.
+  step() {
+    // s += GAMMA; x = unit(mix(s))
+    let l = this.sl + u.GAMMA_L;
+    const carry = l >= u.TWO32 ? 1 : 0;
+    l -= carry * u.TWO32;
+    const h = (this.sh + u.GAMMA_H + carry) >>> 0;
+    this.sh = h;
+    this.sl = l;
+    return mixUnit(h, l);
+  }
+}
 
 // splitmix sets R to the next value of the sequence in state st = {h, l}.
 function splitmixNext(st) {

@@ -172,9 +172,6 @@ class Inserter {
       return null;
     } finally {
       this.conn = null;
-      if (this.rec) {
-        this.rec.publish(); // what the transactions noted (Recorder.note)
-      }
     }
   }
 
@@ -197,8 +194,7 @@ class Inserter {
         w.unlock();
       }
       if (rec) {
-        const e = now();
-        rec.note(OP_INSERT, n, e - prev, e);
+        rec.observe(OP_INSERT, n, now() - prev);
       }
       return;
     }
@@ -210,7 +206,7 @@ class Inserter {
     w.begin(this.conn);
     let t = now();
     if (rec) {
-      rec.note(OP_BEGIN, 1, t - prev, t);
+      rec.observe(OP_BEGIN, 1, t - prev);
     }
     prev = t;
     try {
@@ -226,7 +222,7 @@ class Inserter {
         this.run1(st, src.vals, src.offset(i), k);
         t = now();
         if (rec) {
-          rec.note(OP_INSERT, k, t - prev, t);
+          rec.observe(OP_INSERT, k, t - prev);
         }
         prev = t;
       }
@@ -236,8 +232,7 @@ class Inserter {
     }
     w.commit();
     if (rec) {
-      const e = now();
-      rec.note(OP_COMMIT, 1, e - prev, e);
+      rec.observe(OP_COMMIT, 1, now() - prev);
     }
   }
 }

@@ -49,7 +49,7 @@ class Recorder {
   // together: one latency sample, n in the count.
   observe(op, n, ns) {
     if (op < this.liveOps) {
-      this.live.observe(op, n, ns, this.ivLayout.index(clamp(ns)));
+      this.live.observe(op, n, this.ivLayout.index(clamp(ns)));
     }
     const o = this.svc(op);
     o.count += n;
@@ -57,10 +57,10 @@ class Recorder {
   }
 
   // note is observe for a loop that calls publish when it ends (the closed
-  // loop, the insert): what it records reaches the intervals at the first
-  // note at least PUBLISH_EVERY after the last publish (at is the clock's
-  // reading, ns), a millisecond late at most while the loop runs
-  // (Live.note: one fenced handshake per publish, not per operation).
+  // loop): what it records reaches the intervals at the first note at
+  // least PUBLISH_EVERY after the last publish (at is the clock's reading,
+  // ns), a millisecond late at most while the loop runs (Live.note: one
+  // fenced handshake per publish, not per operation).
   note(op, n, ns, at) {
     if (op < this.liveOps) {
       this.live.note(op, n, this.ivLayout.index(clamp(ns)));
@@ -85,7 +85,7 @@ class Recorder {
   // actual start, response time from its scheduled start.
   observeScheduled(op, service, response, late) {
     if (op < this.liveOps) {
-      this.live.observe(op, 1, response, this.ivLayout.index(clamp(response)));
+      this.live.observe(op, 1, this.ivLayout.index(clamp(response)));
     }
     const o = this.svc(op);
     o.count++;

@@ -216,19 +216,17 @@ class Live {
   base(buf, op) {
     return (buf * this.ops + op) * this.stride;
   }
-  // observe adds n successes of op and one latency (ns).
-  observe(op, n, ns, idx) {
-    const m = this.meta;
-    Atomics.store(m, LIVE_BUSY, 1);
-    const b = this.base(Atomics.load(m, LIVE_ACTIVE), op);
-    this.data[b] += n;
-    this.data[b + 2 + idx]++;
-    Atomics.store(m, LIVE_BUSY, 0);
+  // observe adds n successes of op and one latency (interval index idx) to
+  // the active buffer at once.
+  observe(op, n, idx) {
+    this.note(op, n, idx);
+    this.publish();
   }
-  // note is observe for a loop that publishes what it noted at least every
-  // millisecond and when it ends: the mark around each record is a
-  // sequentially consistent store, a fence on every operation, which a
-  // point read of a few microseconds feels; here it is one per publish.
+  // note holds n successes of op and one latency for the next publish: a
+  // loop that publishes every millisecond and when it ends pays the mark
+  // around a publish (a sequentially consistent store, a fence, which a
+  // point read of a few microseconds feels) once per publish, not per
+  // operation.
   note(op, n, idx) {
     const b = op * this.stride;
     const p = this.pend;

@@ -21,7 +21,7 @@ test('noted operations reach a take when published, as observed ones do', () => 
   lat.forEach((ns, k) => {
     const op = k % 2;
     noted.note(op, 1, L.index(ns));
-    observed.observe(op, 1, ns, L.index(ns));
+    observed.observe(op, 1, L.index(ns));
   });
   noted.error(1);
   observed.error(1);

@@ -294,20 +294,43 @@ static PyObject *reads_uniform(PyObject *self, PyObject *const *args, Py_ssize_t
 }
 
 /*
- * hist.FULL's index (3 significant figures, from 1 ns to hist.HIGHEST) of
- * v clamped into [1, HIGHEST], as hist.Geometry.index computes it.
+ * hist.Geometry.index of a value v in [1, HIGHEST], for the geometry whose
+ * half_mag is given: hist.FULL's (3 significant figures) or
+ * hist.INTERVAL's (2).
  */
 #define FULL_HALF_MAG 10
+#define INTERVAL_HALF_MAG 7
 #define HIGHEST 600000000000LL
 
-static inline Py_ssize_t full_index(int64_t v) {
-    if (v < 1) {
-        v = 1;
-    } else if (v > HIGHEST) {
-        v = HIGHEST;
+static inline Py_ssize_t index_of(int64_t v, int half_mag) {
+    int b = (64 - __builtin_clzll((uint64_t)v)) - half_mag - 1;
+    return b > 0 ? ((Py_ssize_t)b << half_mag) + (Py_ssize_t)(v >> b) : (Py_ssize_t)v;
+}
+
+static inline int64_t clamp(int64_t v) { return v < 1 ? 1 : v > HIGHEST ? HIGHEST : v; }
+
+/*
+ * list_add(counts, idx, d): counts[idx] += d for a list of int counts (a new
+ * int object in the slot, as Python's += stores one). -1 with an exception
+ * set when idx is past the list's end or the slot holds no int.
+ */
+static int list_add(PyObject *counts, Py_ssize_t idx, long long d) {
+    if (idx >= PyList_GET_SIZE(counts)) {
+        PyErr_SetString(PyExc_ValueError, "counts shorter than the histogram's");
+        return -1;
     }
-    int b = (64 - __builtin_clzll((uint64_t)v)) - FULL_HALF_MAG - 1;
-    return b > 0 ? ((Py_ssize_t)b << FULL_HALF_MAG) + (Py_ssize_t)(v >> b) : (Py_ssize_t)v;
+    PyObject *old = PyList_GET_ITEM(counts, idx);
+    long long c = PyLong_AsLongLong(old);
+    if (c == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *next = PyLong_FromLongLong(c + d);
+    if (next == NULL) {
+        return -1;
+    }
+    PyList_SET_ITEM(counts, idx, next);
+    Py_DECREF(old);
+    return 0;
 }
 
 /*
@@ -344,39 +367,20 @@ static PyObject *record(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     const int64_t *ends = (const int64_t *)buf.buf;
-    Py_ssize_t len = PyList_GET_SIZE(h);
     for (Py_ssize_t i = 1; i < n; i++) {
-        Py_ssize_t idx = full_index(ends[i] - ends[i - 1]);
-        if (idx >= len) {
-            PyErr_SetString(PyExc_ValueError, "record: h is shorter than hist.FULL's counts");
-            goto fail;
+        if (list_add(h, index_of(clamp(ends[i] - ends[i - 1]), FULL_HALF_MAG), 1) < 0) {
+            PyBuffer_Release(&buf);
+            return NULL;
         }
-        PyObject *old = PyList_GET_ITEM(h, idx);
-        long long c = PyLong_AsLongLong(old);
-        if (c == -1 && PyErr_Occurred()) {
-            goto fail;
-        }
-        PyObject *next = PyLong_FromLongLong(c + 1);
-        if (next == NULL) {
-            goto fail;
-        }
-        PyList_SET_ITEM(h, idx, next);
-        Py_DECREF(old);
     }
     PyBuffer_Release(&buf);
     Py_RETURN_NONE;
-fail:
-    PyBuffer_Release(&buf);
-    return NULL;
 }
 
 /*
  * hist.FULL's lowest value at flat index i, clamped into [1, HIGHEST], as
- * hist.Geometry.value_at computes it; and hist.INTERVAL's index (2
- * significant figures) of a value in [1, HIGHEST].
+ * hist.Geometry.value_at computes it.
  */
-#define INTERVAL_HALF_MAG 7
-
 static inline int64_t full_value_at(Py_ssize_t i) {
     int b = (int)(i >> FULL_HALF_MAG) - 1;
     int64_t sub = (int64_t)(i & ((1 << FULL_HALF_MAG) - 1)) + (1 << FULL_HALF_MAG);
@@ -384,13 +388,7 @@ static inline int64_t full_value_at(Py_ssize_t i) {
         sub -= 1 << FULL_HALF_MAG;
         b = 0;
     }
-    int64_t v = sub << b;
-    return v < 1 ? 1 : v > HIGHEST ? HIGHEST : v;
-}
-
-static inline Py_ssize_t interval_index(int64_t v) {
-    int b = (64 - __builtin_clzll((uint64_t)v)) - INTERVAL_HALF_MAG - 1;
-    return b > 0 ? ((Py_ssize_t)b << INTERVAL_HALF_MAG) + (Py_ssize_t)(v >> b) : (Py_ssize_t)v;
+    return clamp(sub << b);
 }
 
 /*
@@ -423,7 +421,6 @@ static PyObject *delta(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
         PyErr_SetString(PyExc_ValueError, "delta: h and prev must be hist.FULL's counts");
         return NULL;
     }
-    Py_ssize_t olen = PyList_GET_SIZE(out);
     long long n = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         PyObject *cur = PyList_GET_ITEM(h, i), *was = PyList_GET_ITEM(prev, i);
@@ -435,22 +432,9 @@ static PyObject *delta(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
             return NULL;
         }
         if (c != p) {
-            Py_ssize_t idx = interval_index(full_value_at(i));
-            if (idx >= olen) {
-                PyErr_SetString(PyExc_ValueError, "delta: out is shorter than hist.INTERVAL's counts");
+            if (list_add(out, index_of(full_value_at(i), INTERVAL_HALF_MAG), c - p) < 0) {
                 return NULL;
             }
-            PyObject *old = PyList_GET_ITEM(out, idx);
-            long long o = PyLong_AsLongLong(old);
-            if (o == -1 && PyErr_Occurred()) {
-                return NULL;
-            }
-            PyObject *next = PyLong_FromLongLong(o + (c - p));
-            if (next == NULL) {
-                return NULL;
-            }
-            PyList_SET_ITEM(out, idx, next);
-            Py_DECREF(old);
             n += c - p;
         }
         Py_INCREF(cur);

@@ -288,8 +288,8 @@ class IntervalTaker:
                 counts[INTERVAL.index(v)] += d
                 n += d
             self.prev[key] = (cur, e)
-        if counts is not None and not any(counts):
-            counts = None
+        if n == 0:
+            counts = None  # counts only grow: no increase, no bucket changed
         return n, errs, counts
 
 

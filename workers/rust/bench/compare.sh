@@ -30,13 +30,4 @@ side() { # side plain|worker insert|read: one measurement (a directory each)
     "$bin/litebench-rust-bench" "worker-$2" "$dir/$1" "$bin/litebench-worker-rust"
   fi
 }
-for kind in ${WORKLOADS:-insert read}; do
-  case $kind in
-  insert) rounds insert rows/s "$rounds" ;;
-  read) rounds read ops/s "$rounds" ;;
-  *)
-    echo "compare.sh: WORKLOADS=$kind: want insert and/or read" >&2
-    exit 2
-    ;;
-  esac
-done
+each_job "$rounds"
