@@ -105,8 +105,10 @@ impl Env {
         self.lives.lock().expect("lives").clone()
     }
 
-    /// Hands over a worker's recorder at its end, for the final figures.
-    pub fn add_recorder(&self, r: Recorder) {
+    /// Hands over a worker's recorder at its end, for the final figures,
+    /// publishing what its interval series still had pending.
+    pub fn add_recorder(&self, mut r: Recorder) {
+        r.publish();
         self.recorders.lock().expect("recorders").push(r);
     }
 

@@ -101,6 +101,7 @@ fn main() {
             std::process::exit(2);
         }
     }
+    ctx::calibrate_clock(); // before any thread, and any reading kept
     ctx::install_signal_handlers();
     let out = Out::new();
     let code = serve(&out);

@@ -51,38 +51,47 @@ pub fn err_kind(name: &str) -> usize {
         .unwrap_or(ERROR_KINDS.len() - 1)
 }
 
-/// The counts of a full-run histogram (new_hist's layout), recorded with
+/// The counts of a histogram with unit 1 ns and 2^SUB_MAG sub-buckets
+/// (new_hist's layout with 11, new_interval_hist's with 8), recorded with
 /// less work than Histogram::record: the bucket index computed as
-/// hdrhistogram computes it for these bounds (unit 1 ns, 3 significant
-/// figures: 2048 sub-buckets) and its count incremented, nothing else.
-/// add_to records each count at its bucket's lowest value, which gives the
-/// same counts, and so the same min, max, mean, percentiles and encoding,
-/// as recording every value.
-struct Counts(Vec<u64>);
+/// hdrhistogram computes it for these bounds and its count incremented,
+/// nothing else. add_to records each count at its bucket's lowest value,
+/// which gives the same counts, and so the same min, max, mean,
+/// percentiles and encoding, as recording every value.
+struct Counts<const SUB_MAG: u32>(Vec<u64>);
 
-/// log2 of new_hist's sub-bucket count.
-const SUB_MAG: u32 = 11;
-const HALF_MAG: u32 = SUB_MAG - 1;
+/// A full-run histogram's counts (3 significant figures: 2048 sub-buckets).
+type RunCounts = Counts<11>;
+/// An interval histogram's counts (2 significant figures: 256).
+type IntervalCounts = Counts<8>;
 
-impl Counts {
-    fn new() -> Counts {
-        Counts(vec![0; new_hist().distinct_values()])
+impl<const SUB_MAG: u32> Counts<SUB_MAG> {
+    const HALF_MAG: u32 = SUB_MAG - 1;
+
+    /// Counts for the histogram h's layout (which must have SUB_MAG).
+    fn like(h: Hist) -> Self {
+        Counts(vec![0; h.distinct_values()])
+    }
+
+    /// The index of a value in [LOWEST, HIGHEST].
+    #[inline]
+    fn index(v: u64) -> usize {
+        let bucket = (64 - SUB_MAG) - (v | ((1 << SUB_MAG) - 1)).leading_zeros();
+        ((bucket as usize) << Self::HALF_MAG) + (v >> bucket) as usize
     }
 
     /// Records one value in [LOWEST, HIGHEST].
     #[inline]
     fn record(&mut self, v: u64) {
-        let bucket = (64 - SUB_MAG) - (v | ((1 << SUB_MAG) - 1)).leading_zeros();
-        let idx = ((bucket as usize) << HALF_MAG) + (v >> bucket) as usize;
-        self.0[idx] += 1;
+        self.0[Self::index(v)] += 1;
     }
 
     /// The lowest value of bucket index idx.
     fn value_at(idx: usize) -> u64 {
-        let bucket = (idx >> HALF_MAG) as i64 - 1;
-        let sub = (idx & ((1 << HALF_MAG) - 1)) as u64 + (1 << HALF_MAG);
+        let bucket = (idx >> Self::HALF_MAG) as i64 - 1;
+        let sub = (idx & ((1 << Self::HALF_MAG) - 1)) as u64 + (1 << Self::HALF_MAG);
         if bucket < 0 {
-            sub - (1 << HALF_MAG)
+            sub - (1 << Self::HALF_MAG)
         } else {
             sub << bucket
         }
@@ -91,16 +100,72 @@ impl Counts {
     fn add_to(&self, h: &mut Hist) {
         for (i, &n) in self.0.iter().enumerate() {
             if n > 0 {
-                h.record_n(Counts::value_at(i), n)
+                h.record_n(Self::value_at(i), n)
                     .expect("a value of the histogram's range");
             }
         }
     }
 }
 
+/// What a live recorder's worker saw of one op kind since it last
+/// published: counted in its own memory, handed to the sampler's buffers
+/// in one step (Recorder::publish).
+struct Pending {
+    count: i64,
+    errs: i64,
+    /// Allocated at the first value.
+    counts: Option<IntervalCounts>,
+    /// The indexes of counts that are not zero, each once.
+    touched: Vec<usize>,
+}
+
+impl Pending {
+    fn new() -> Pending {
+        Pending {
+            count: 0,
+            errs: 0,
+            counts: None,
+            touched: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, v: u64) {
+        let counts = self
+            .counts
+            .get_or_insert_with(|| IntervalCounts::like(new_interval_hist()));
+        let i = IntervalCounts::index(v);
+        if counts.0[i] == 0 {
+            self.touched.push(i);
+        }
+        counts.0[i] += 1;
+    }
+
+    /// Adds what is pending to iv and clears it.
+    fn move_to(&mut self, iv: &mut IntervalRec) {
+        iv.count += self.count;
+        iv.errs += self.errs;
+        self.count = 0;
+        self.errs = 0;
+        let Some(counts) = &mut self.counts else {
+            return;
+        };
+        if self.touched.is_empty() {
+            return;
+        }
+        let h = iv.hist.get_or_insert_with(new_interval_hist);
+        for &i in &self.touched {
+            let n = std::mem::take(&mut counts.0[i]);
+            h.record_n(IntervalCounts::value_at(i), n)
+                .expect("a value of the histogram's range");
+        }
+        self.touched.clear();
+    }
+}
+
 #[derive(Default)]
 struct OpRec {
-    service: Option<Counts>,
+    service: Option<RunCounts>,
     response: Option<Hist>,
     count: i64,
     errs: [i64; ERROR_KINDS.len()],
@@ -111,8 +176,9 @@ struct OpRec {
 
 impl OpRec {
     #[inline]
-    fn service(&mut self) -> &mut Counts {
-        self.service.get_or_insert_with(Counts::new)
+    fn service(&mut self) -> &mut RunCounts {
+        self.service
+            .get_or_insert_with(|| RunCounts::like(new_hist()))
     }
 }
 
@@ -196,14 +262,14 @@ impl Live {
         }
     }
 
-    /// Runs f on the active interval of op (the recorder's worker only).
-    fn with(&self, op: usize, f: impl FnOnce(&mut IntervalRec)) {
+    /// Runs f on the active intervals (the recorder's worker only).
+    fn with(&self, f: impl FnOnce(&mut [IntervalRec])) {
         let at = self.ph.enter();
         let k = self.active.load(SeqCst);
         // SAFETY: see Sync: between enter and exit, buffer k is this
         // worker's alone.
         let buf = unsafe { &mut *self.bufs[k].get() };
-        f(&mut buf[op]);
+        f(buf);
         self.ph.exit(at);
     }
 
@@ -223,13 +289,38 @@ impl Live {
 pub struct Recorder {
     recs: Vec<OpRec>,
     live: Option<Arc<Live>>,
+    /// A live recorder's observations not yet published, per op kind.
+    pending: Vec<Pending>,
+    /// The sum of the latencies observed since the last publish: in a
+    /// closed loop, about the time since then.
+    pending_ns: i64,
+    /// The latest single operations, not yet in the counts: their op kinds
+    /// and latencies (see observe_n).
+    recent_ops: [u32; RECENT],
+    recent_ns: [u64; RECENT],
+    recent: usize,
 }
+
+/// How long a closed loop's observations may wait before they are
+/// published: late by at most this much in the interval series, and two
+/// sequentially consistent atomic operations a millisecond instead of two
+/// an operation.
+const PUBLISH_NS: i64 = 1_000_000;
+
+/// How many single operations wait to be counted together.
+const RECENT: usize = 64;
 
 impl Recorder {
     pub fn new(ops: usize) -> Recorder {
+        assert!(ops <= u32::MAX as usize, "op kinds fit a u32");
         Recorder {
             recs: (0..ops).map(|_| OpRec::default()).collect(),
             live: None,
+            pending: Vec::new(),
+            pending_ns: 0,
+            recent_ops: [0; RECENT],
+            recent_ns: [0; RECENT],
+            recent: 0,
         }
     }
 
@@ -239,19 +330,46 @@ impl Recorder {
         let live = Arc::new(Live::new(ops));
         let mut r = Recorder::new(ops);
         r.live = Some(live.clone());
+        r.pending = (0..ops).map(|_| Pending::new()).collect();
         (r, live)
     }
 
+    /// Counts n operations that took v in the op kind's counts, and in
+    /// its pending interval when the recorder is live.
     #[inline]
-    fn live_observe(&self, op: usize, n: i64, ns: i64) {
-        if let Some(l) = &self.live {
-            l.with(op, |iv| {
-                iv.count += n;
-                iv.hist
-                    .get_or_insert_with(new_interval_hist)
-                    .saturating_record(clamp(ns));
-            });
+    fn count(&mut self, op: usize, n: i64, v: u64) {
+        let o = &mut self.recs[op];
+        o.count += n;
+        o.service().record(v);
+        if self.live.is_some() {
+            let p = &mut self.pending[op];
+            p.count += n;
+            p.record(v);
         }
+    }
+
+    /// Counts the recent operations.
+    fn count_recent(&mut self) {
+        for i in 0..std::mem::take(&mut self.recent) {
+            self.count(self.recent_ops[i] as usize, 1, self.recent_ns[i]);
+        }
+    }
+
+    /// Counts what waits, and hands a live recorder's pending interval
+    /// counts to the sampler's buffers. A recorder's owner calls it at its
+    /// end (Env::add_recorder does; merge does too).
+    pub fn publish(&mut self) {
+        self.count_recent();
+        let Some(l) = &self.live else {
+            return;
+        };
+        self.pending_ns = 0;
+        let pending = &mut self.pending;
+        l.with(|buf| {
+            for (p, iv) in pending.iter_mut().zip(buf.iter_mut()) {
+                p.move_to(iv);
+            }
+        });
     }
 
     #[inline]
@@ -261,26 +379,52 @@ impl Recorder {
 
     /// n operations (rows of one statement) that together took ns: one
     /// latency sample, n in the count.
+    ///
+    /// A single operation waits with the others of the last RECENT, and
+    /// they are counted together: one at a time, each count is a miss in
+    /// caches that the measured work (SQLite's pages, the kernel's copies)
+    /// has filled with its own data, and each miss waits for the last;
+    /// counted together, they overlap. A live recorder publishes once the
+    /// latencies since its last publish add up to PUBLISH_NS.
     #[inline]
     pub fn observe_n(&mut self, op: usize, n: i64, ns: i64) {
-        self.live_observe(op, n, ns);
-        let o = &mut self.recs[op];
-        o.count += n;
-        o.service().record(clamp(ns));
+        let v = clamp(ns);
+        if n == 1 {
+            if self.recent == RECENT {
+                self.count_recent();
+            }
+            self.recent_ops[self.recent] = op as u32;
+            self.recent_ns[self.recent] = v;
+            self.recent += 1;
+        } else {
+            self.count(op, n, v);
+        }
+        if self.live.is_some() {
+            self.pending_ns += v as i64;
+            if self.pending_ns >= PUBLISH_NS {
+                self.publish();
+            }
+        }
     }
 
     /// An open-loop operation: service time from its start, response time
-    /// from its schedule.
+    /// from its schedule. Published at once: an open loop's worker may
+    /// wait for its next operation.
     pub fn observe_scheduled(&mut self, op: usize, service: i64, response: i64, late: bool) {
-        self.live_observe(op, 1, response);
         let o = &mut self.recs[op];
-        o.count += 1;
         o.service().record(clamp(service));
         o.response
             .get_or_insert_with(new_hist)
             .saturating_record(clamp(response));
         if late {
             o.late += 1;
+        }
+        o.count += 1;
+        if self.live.is_some() {
+            let p = &mut self.pending[op];
+            p.count += 1;
+            p.record(clamp(response));
+            self.publish();
         }
     }
 
@@ -292,11 +436,13 @@ impl Recorder {
         o.service().record(clamp(ns));
     }
 
+    /// Published at once, with what was pending.
     pub fn error(&mut self, op: usize, kind: usize) {
-        if let Some(l) = &self.live {
-            l.with(op, |iv| iv.errs += 1);
-        }
         self.recs[op].errs[kind] += 1;
+        if self.live.is_some() {
+            self.pending[op].errs += 1;
+            self.publish();
+        }
     }
 
     pub fn retry_n(&mut self, op: usize, n: i64) {
@@ -352,7 +498,10 @@ pub struct Op {
 }
 
 /// Merges recorders into one Op per kind that saw anything, in op order.
-pub fn merge(ops: &[&'static str], recs: &[Recorder]) -> Vec<Op> {
+pub fn merge(ops: &[&'static str], recs: &mut [Recorder]) -> Vec<Op> {
+    for r in recs.iter_mut() {
+        r.publish();
+    }
     let mut out = Vec::new();
     for (i, name) in ops.iter().enumerate() {
         let mut op = Op {
@@ -367,7 +516,7 @@ pub fn merge(ops: &[&'static str], recs: &[Recorder]) -> Vec<Op> {
         };
         let mut errs = [0i64; ERROR_KINDS.len()];
         let mut seen = false;
-        for r in recs {
+        for r in recs.iter() {
             let o = &r.recs[i];
             op.count += o.count;
             op.retries += o.retries;
@@ -496,6 +645,14 @@ pub fn encode(h: &Hist) -> String {
 mod tests {
     use super::*;
 
+    /// The next of a xorshift64 sequence (test values).
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     /// A recorder's counts give the histogram that recording every value
     /// gives: the same counts, min, max, mean, percentiles and encoding.
     #[test]
@@ -517,16 +674,14 @@ mod tests {
             i64::MAX,
         ];
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = xorshift(&mut x);
             values.push((x >> (x % 40 + 24)) as i64);
         }
         for &v in &values {
             rec.observe(0, v);
             want.saturating_record(clamp(v));
         }
-        let got = &merge(&["op"], &[rec])[0].service;
+        let got = &merge(&["op"], &mut [rec])[0].service;
         assert_eq!(got.len(), want.len());
         assert_eq!((got.min_nz(), got.max()), (want.min_nz(), want.max()));
         assert_eq!(got.mean(), want.mean());
@@ -558,6 +713,7 @@ mod tests {
                         rec.error(1, 0);
                     }
                 }
+                rec.publish();
                 done.store(true, SeqCst);
             });
             loop {
@@ -575,6 +731,68 @@ mod tests {
         assert_eq!(count, N);
         assert_eq!(samples, N as u64);
         assert_eq!(errors, N / 100);
+    }
+
+    /// A closed loop's observations wait in the recorder until their
+    /// latencies add up to a millisecond, or until an error or the
+    /// recorder's end; the intervals they make are those recording each
+    /// value gives.
+    #[test]
+    fn live_observations_are_published_in_batches() {
+        let (mut rec, live) = Recorder::new_live(2);
+        let take = || take_interval(2, std::slice::from_ref(&live));
+        let mut want = new_interval_hist();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut values = vec![
+            0,
+            1,
+            255,
+            256,
+            257,
+            511,
+            512,
+            1 << 33,
+            HIGHEST as i64,
+            i64::MAX,
+        ];
+        for _ in 0..10_000 {
+            values.push((xorshift(&mut x) % 90) as i64); // under PUBLISH_NS together
+        }
+        for &v in &values[..4] {
+            rec.observe(0, v);
+            want.saturating_record(clamp(v));
+        }
+        let none = take();
+        assert_eq!(
+            (none[0].count, none[0].hist.len()),
+            (0, 0),
+            "published early"
+        );
+        for &v in &values[4..] {
+            rec.observe(0, v); // 1 << 33 ns passes PUBLISH_NS
+            want.saturating_record(clamp(v));
+        }
+        let got = take();
+        assert!(got[0].count > 0 && got[0].count < values.len() as i64);
+        rec.observe_n(1, 7, 10);
+        rec.error(1, 0); // publishes everything pending
+        let rest = take();
+        assert_eq!(got[0].count + rest[0].count, values.len() as i64);
+        assert_eq!(
+            (rest[1].count, rest[1].errors, rest[1].hist.len()),
+            (7, 1, 1)
+        );
+        let mut h = got[0].hist.clone();
+        h.add(&rest[0].hist).unwrap();
+        assert_eq!(encode(&h), encode(&want));
+        assert_eq!(
+            (h.min_nz(), h.max(), h.mean()),
+            (want.min_nz(), want.max(), want.mean())
+        );
+        rec.observe(0, 5);
+        assert_eq!(take()[0].count, 0);
+        rec.publish();
+        assert_eq!(take()[0].count, 1);
     }
 
     #[test]

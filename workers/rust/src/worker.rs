@@ -474,9 +474,9 @@ impl Prepared {
             "done".into(),
             env.done.load(std::sync::atomic::Ordering::Relaxed).into(),
         );
-        let recs = env.take_recorders();
+        let mut recs = env.take_recorders();
         let mut final_ops = Vec::new();
-        for m in merge(ops, &recs) {
+        for m in merge(ops, &mut recs) {
             let mut o = Map::new();
             o.insert("name".into(), m.name.into());
             if let Some(k) = ops.iter().position(|n| *n == m.name) {
