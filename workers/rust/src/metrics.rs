@@ -1,8 +1,10 @@
 //! Latencies and counts per op kind (internal/metrics): one recorder per
 //! worker thread, owned by it, allocation-free after the first value of
-//! each kind; live recorders also feed the interval series through a
-//! buffer the sampler takes under a lock held for nanoseconds by the
-//! worker. Summaries are computed as hdrhistogram-go computes them.
+//! each kind; live recorders also feed the interval series, holding their
+//! interval counts in their own memory and handing them over, about once a
+//! millisecond, to buffers the sampler swaps (a WriterReaderPhaser: the
+//! worker never waits). Summaries are computed as hdrhistogram-go computes
+//! them.
 
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
@@ -131,9 +133,12 @@ impl Pending {
 
     #[inline]
     fn record(&mut self, v: u64) {
-        let counts = self
-            .counts
-            .get_or_insert_with(|| IntervalCounts::like(new_interval_hist()));
+        if self.counts.is_none() {
+            let c = IntervalCounts::like(new_interval_hist());
+            self.touched = Vec::with_capacity(c.0.len()); // never grows after
+            self.counts = Some(c);
+        }
+        let counts = self.counts.as_mut().expect("made above");
         let i = IntervalCounts::index(v);
         if counts.0[i] == 0 {
             self.touched.push(i);
@@ -302,7 +307,8 @@ pub struct Recorder {
 }
 
 /// How long a closed loop's observations may wait before they are
-/// published: late by at most this much in the interval series, and two
+/// published, as a sum of their latencies: about this late in the
+/// interval series (more if the worker waits between operations), and two
 /// sequentially consistent atomic operations a millisecond instead of two
 /// an operation.
 const PUBLISH_NS: i64 = 1_000_000;

@@ -421,8 +421,11 @@ impl Prepared {
                     let tick = |t: i64, last: &mut i64| {
                         let st = env.started();
                         if st == 0 || t < st {
-                            let _ = take_interval(ops.len(), &env.lives());
-                            return; // warm-up
+                            // Warm-up: nothing to report. Live recorders
+                            // record only measured operations, so what they
+                            // hand over after this read of the start goes
+                            // to the first interval, not lost.
+                            return;
                         }
                         let from = if *last > st { *last } else { st };
                         *last = t;
@@ -440,12 +443,12 @@ impl Prepared {
                                 }
                             }
                             _ => {
-                                // A last, partial interval, so short runs
-                                // have a series too.
-                                let t = now();
-                                if t - last > every / 10 {
-                                    tick(t, &mut last);
-                                }
+                                // A last, partial interval, however short,
+                                // as the Go worker sends it: the intervals
+                                // add up to the final counts (the recorders
+                                // published everything before the stop),
+                                // and short runs have a series too.
+                                tick(now(), &mut last);
                                 return;
                             }
                         }
