@@ -61,6 +61,14 @@ pub fn clock_is_counter() -> bool {
     TSC_MULT.load(Acquire) != 0
 }
 
+/// Whether the kernel keeps time by the time-stamp counter.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn kernel_uses_tsc() -> bool {
+    std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+        .map(|s| s.trim() == "tsc")
+        .unwrap_or(false)
+}
+
 /// Measures the time-stamp counter's rate against CLOCK_MONOTONIC over
 /// 10 ms, if the kernel keeps time by it, and from then on has now read
 /// it. Call it first thing, before any thread starts and before any
@@ -69,10 +77,7 @@ pub fn clock_is_counter() -> bool {
 pub fn calibrate_clock() {
     #[cfg(target_arch = "x86_64")]
     {
-        let src = std::fs::read_to_string(
-            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-        );
-        if src.map(|s| s.trim() != "tsc").unwrap_or(true) || clock_is_counter() {
+        if !kernel_uses_tsc() || clock_is_counter() {
             return;
         }
         // The counter read between two clock readings, several times: the
@@ -218,12 +223,10 @@ mod tests {
     #[test]
     fn clock_agrees_with_monotonic() {
         calibrate_clock();
-        let tsc = std::fs::read_to_string(
-            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-        )
-        .map(|s| s.trim() == "tsc")
-        .unwrap_or(false);
-        assert_eq!(clock_is_counter(), tsc && cfg!(target_arch = "x86_64"));
+        assert_eq!(
+            clock_is_counter(),
+            kernel_uses_tsc() && cfg!(target_arch = "x86_64")
+        );
         // A busy machine may stop the test between two readings: the best
         // of five tries.
         let mut worst = Vec::new();

@@ -133,15 +133,15 @@ impl Pending {
 
     #[inline]
     fn record(&mut self, v: u64) {
-        if self.counts.is_none() {
+        let touched = &mut self.touched;
+        let counts = self.counts.get_or_insert_with(|| {
             let c = IntervalCounts::like(new_interval_hist());
-            self.touched = Vec::with_capacity(c.0.len()); // never grows after
-            self.counts = Some(c);
-        }
-        let counts = self.counts.as_mut().expect("made above");
+            *touched = Vec::with_capacity(c.0.len()); // never grows after
+            c
+        });
         let i = IntervalCounts::index(v);
         if counts.0[i] == 0 {
-            self.touched.push(i);
+            touched.push(i);
         }
         counts.0[i] += 1;
     }
