@@ -4,6 +4,7 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const hdr = require('hdr-histogram-js');
 const { Hist, Layout, HIGHEST } = require('../lib/hist');
 
 function* values() {
@@ -51,6 +52,43 @@ test('encode and decode keep every count', () => {
   assert.deepEqual(Array.from(back.counts), Array.from(h.counts));
   assert.equal(new Hist(3).encode(), '');
   assert.equal(Hist.decode('').total, 0);
+});
+
+// libraryEncode is hdr-histogram-js's own encoding of h's counts.
+function libraryEncode(h) {
+  const lib = h.layout.library();
+  h.counts.forEach((c, i) => {
+    if (c !== 0) {
+      lib.recordValueWithCount(h.layout.valueFromIndex(i), c);
+    }
+  });
+  return hdr.encodeIntoCompressedBase64(lib);
+}
+
+test("encode writes hdr-histogram-js's bytes", () => {
+  for (const sigfigs of [2, 3]) {
+    const all = new Hist(sigfigs);
+    for (const v of values()) {
+      all.record(v);
+    }
+    assert.equal(all.encode(), libraryEncode(all));
+    // One value; values at the bottom and top of the range; counts that
+    // take every LEB128 length, up to 2^52.
+    const one = new Hist(sigfigs);
+    one.record(4321);
+    assert.equal(one.encode(), libraryEncode(one));
+    const ends = new Hist(sigfigs);
+    ends.record(1);
+    ends.record(HIGHEST);
+    assert.equal(ends.encode(), libraryEncode(ends));
+    const big = new Hist(sigfigs);
+    for (let e = 0; e <= 52; e++) {
+      big.counts[big.layout.index(1000 + 37 * e)] = Math.pow(2, e) + e;
+    }
+    big.total = 1; // encode looks only at whether it is empty
+    assert.equal(big.encode(), libraryEncode(big));
+    assert.deepEqual(Array.from(Hist.decode(big.encode(), sigfigs).counts), Array.from(big.counts));
+  }
 });
 
 test('statistics of 1..1000 µs', () => {
