@@ -475,8 +475,9 @@ class Run {
   }
 
   // tick emits an interval from the live counters, once the measured part
-  // has started.
-  tick(t) {
+  // has started; the last one (last) only if it is a tenth of an interval
+  // long or counted something.
+  tick(t, last = false) {
     const c = this.c;
     const { ctl, times } = this.v;
     const samples = c.opsNames.slice(0, c.liveOps).map(() => ({ n: 0, err: 0, hist: new Hist(2) }));
@@ -491,6 +492,9 @@ class Run {
       return;
     }
     const from = this.last > start ? this.last : start;
+    if (last && t - from <= this.every / 10 && samples.every((x) => x.n === 0 && x.err === 0)) {
+      return;
+    }
     this.last = t;
     const ev = { t: 'interval', at_s: (t - start) / 1e9, span_s: (t - from) / 1e9 };
     const done = this.doneSoFar();
@@ -524,11 +528,10 @@ class Run {
     }
     clearInterval(this.timer);
     this.timer = null;
-    const t = clock.now();
-    // A last, partial interval, so short runs have a series too.
-    if (t - this.last > this.every / 10) {
-      this.tick(t);
-    }
+    // A last, partial interval, so that the intervals add up to the run's
+    // counts (every thread is done: the take sees all) and short runs have
+    // a series too.
+    this.tick(clock.now(), true);
   }
 
   doneSoFar() {

@@ -2,14 +2,13 @@
 // Recorder is one thread's observations per op kind (internal/metrics'
 // Recorder): successes, errors by kind, retries, late starts and overruns,
 // the service-time histogram and, in open loop, the response-time one. A
-// live recorder also feeds the run's time series through its shared
-// interval counters (lib/shared.js Live).
+// live recorder also feeds the run's time series: the histogram of the
+// latency the intervals report (service time in a closed loop, response
+// time in an open one) lives in the thread's shared interval source
+// (lib/shared.js Live), which the main thread reads, so recording an
+// operation costs the same with or without intervals.
 
-const { Hist, Layout, clamp } = require('./hist');
-
-// PUBLISH_EVERY bounds how long noted operations may wait to reach the
-// intervals (ns; Recorder.note).
-const PUBLISH_EVERY = 1e6;
+const { Hist } = require('./hist');
 
 const ERROR_KINDS = ['busy', 'locked', 'constraint', 'interrupted', 'missing', 'mismatch', 'other'];
 
@@ -22,77 +21,58 @@ class OpRec {
     this.overrun = 0;
     this.service = null;
     this.response = null;
+    // Overruns' latencies: in the service time, kept apart so that the
+    // intervals (which read the shared service histogram) do not count them.
+    this.over = null;
   }
 }
 
 class Recorder {
-  constructor(ops, live = null) {
+  // open: an open loop's recorder, whose intervals report the response
+  // time (a closed loop's report the service time).
+  constructor(ops, live = null, open = false) {
     this.ops = ops;
     this.recs = ops.map(() => new OpRec());
     this.live = live;
+    this.open = open;
     // Only the first live.ops kinds feed the intervals (a program's
     // transactions, not their statements).
     this.liveOps = live === null ? 0 : live.ops;
-    this.ivLayout = Layout.of(2);
-    this.published = 0; // when note last published
+  }
+
+  // hist returns a new run histogram for op: the shared interval source's
+  // when op feeds the intervals and the histogram is the one they report.
+  hist(op, reported) {
+    return reported && op < this.liveOps ? new Hist(3, this.live.counts(op)) : new Hist(3);
   }
 
   svc(op) {
     const o = this.recs[op];
     if (o.service === null) {
-      o.service = new Hist(3);
+      o.service = this.hist(op, !this.open);
     }
     return o;
   }
 
   // observe records n successful operations of kind op that took ns
-  // together: one latency sample, n in the count.
+  // together: one latency sample, n in the count (n is 1 for the kinds that
+  // feed the intervals, which count samples).
   observe(op, n, ns) {
-    if (op < this.liveOps) {
-      this.live.observe(op, n, this.ivLayout.index(clamp(ns)));
-    }
     const o = this.svc(op);
     o.count += n;
     o.service.record(ns);
-  }
-
-  // note is observe for a loop that calls publish when it ends (the closed
-  // loop): what it records reaches the intervals at the first note at
-  // least PUBLISH_EVERY after the last publish (at is the clock's reading,
-  // ns), a millisecond late at most while the loop runs (Live.note: one
-  // fenced handshake per publish, not per operation).
-  note(op, n, ns, at) {
-    if (op < this.liveOps) {
-      this.live.note(op, n, this.ivLayout.index(clamp(ns)));
-      if (at - this.published >= PUBLISH_EVERY) {
-        this.live.publish();
-        this.published = at;
-      }
-    }
-    const o = this.svc(op);
-    o.count += n;
-    o.service.record(ns);
-  }
-
-  // publish hands what note() recorded to the intervals.
-  publish() {
-    if (this.liveOps !== 0) {
-      this.live.publish();
-    }
   }
 
   // observeScheduled records an open-loop operation: service time from its
-  // actual start, response time from its scheduled start.
+  // actual start, response time from its scheduled start (the latency its
+  // intervals report).
   observeScheduled(op, service, response, late) {
-    if (op < this.liveOps) {
-      this.live.observe(op, 1, this.ivLayout.index(clamp(response)));
-    }
     const o = this.svc(op);
+    if (o.response === null) {
+      o.response = this.hist(op, this.open);
+    }
     o.count++;
     o.service.record(service);
-    if (o.response === null) {
-      o.response = new Hist(3);
-    }
     o.response.record(response);
     if (late) {
       o.late++;
@@ -100,11 +80,14 @@ class Recorder {
   }
 
   // observeOverrun records an operation that ended after the measured
-  // window: in the latency, not in the count.
+  // window: in the latency, not in the count (nor in the intervals).
   observeOverrun(op, ns) {
-    const o = this.svc(op);
+    const o = this.recs[op];
+    if (o.over === null) {
+      o.over = new Hist(3);
+    }
     o.overrun++;
-    o.service.record(ns);
+    o.over.record(ns);
   }
 
   error(op, kind) {
@@ -123,7 +106,8 @@ class Recorder {
   }
 
   // export is what a thread sends the main thread: plain data, the
-  // histograms as counts arrays (transferable).
+  // histograms as counts arrays (transferable, but for those in shared
+  // memory, which the main thread sees as they are).
   export() {
     return this.recs.map((o) => ({
       count: o.count,
@@ -133,17 +117,19 @@ class Recorder {
       overrun: o.overrun,
       service: o.service && o.service.counts,
       response: o.response && o.response.counts,
+      over: o.over && o.over.counts,
     }));
   }
 }
 
-// transferables lists the buffers of exported recorders.
+// transferables lists the buffers of exported recorders that may be
+// transferred.
 function transferables(exported) {
   const out = [];
   for (const ops of exported) {
     for (const o of ops) {
-      for (const c of [o.service, o.response]) {
-        if (c) {
+      for (const c of [o.service, o.response, o.over]) {
+        if (c && !(c.buffer instanceof SharedArrayBuffer)) {
           out.push(c.buffer);
         }
       }
@@ -182,6 +168,10 @@ function merge(ops, exported, of = null) {
       if (o.service) {
         seen = true;
         service.addCounts(o.service);
+      }
+      if (o.over) {
+        seen = true;
+        service.addCounts(o.over);
       }
       if (o.response) {
         response = response || new Hist(3);

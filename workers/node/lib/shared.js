@@ -187,103 +187,91 @@ class Mutex {
   }
 }
 
-// Live is one thread's interval counters in shared memory: two buffers, per
-// op kind a success count, an error count and a 2-significant-figure
-// histogram. The thread records into the active one; the main thread swaps
-// them (a WriterReaderPhaser in two words: the thread marks itself busy
-// around each record, the reader waits for that mark to clear after a swap),
-// reads the one swapped out and clears it.
-const LIVE_ACTIVE = 0;
-const LIVE_BUSY = 1;
-
+// Live is one thread's interval source in shared memory: per op kind that
+// feeds the intervals, an error count and the histogram of the latency the
+// intervals report, in the run histogram's layout (3 significant figures).
+// That histogram is the thread's own run histogram of the op (lib/
+// recorder.js: the service time in a closed loop, the response time in an
+// open one), so recording an operation writes nothing more for the
+// intervals. The main thread reads the counts every interval and reports
+// what they gained since it last read them (take), folded into the
+// intervals' 2 significant figures, whose buckets are unions of the run
+// histogram's; the successes are the samples gained (every live operation
+// is recorded with a count of 1), so an interval's count and its histogram
+// agree. Nothing is locked: one thread writes each count, the main thread
+// only reads, an aligned 8-byte value never tears, and a count read a
+// moment early shows up in the next interval; once the threads are done, a
+// take sees every count, so the intervals add up to the run's.
 class Live {
   constructor(sab, ops) {
-    this.layout = Layout.of(2);
     this.ops = ops;
-    this.stride = this.layout.length + 2;
-    this.meta = new Int32Array(sab, 0, 2);
-    this.data = new Float64Array(sab, 8);
-    // What note() holds until publish(): the same slots as one buffer, in
-    // this thread's memory, and the slots it holds something in.
-    this.pend = new Float64Array(ops * this.stride);
-    this.held = new Int32Array(ops * this.stride);
-    this.nheld = 0;
+    this.run = Layout.of(3);
+    this.iv = Layout.of(2);
+    this.stride = this.run.length + 1;
+    this.data = new Float64Array(sab);
+    // The main thread's: what the last take read, per op kind (made when
+    // the kind is first seen), and the run layout's index to the
+    // intervals' (the same for every Live).
+    this.seen = new Array(ops).fill(null);
+    this.seenErr = new Float64Array(ops);
+    this.fold = null;
   }
   static alloc(ops) {
-    const L = Layout.of(2);
-    return new SharedArrayBuffer(8 + 8 * 2 * ops * (L.length + 2));
+    return new SharedArrayBuffer(8 * ops * (Layout.of(3).length + 1));
   }
-  base(buf, op) {
-    return (buf * this.ops + op) * this.stride;
-  }
-  // observe adds n successes of op and one latency (interval index idx) to
-  // the active buffer at once.
-  observe(op, n, idx) {
-    this.note(op, n, idx);
-    this.publish();
-  }
-  // note holds n successes of op and one latency for the next publish: a
-  // loop that publishes every millisecond and when it ends pays the mark
-  // around a publish (a sequentially consistent store, a fence, which a
-  // point read of a few microseconds feels) once per publish, not per
-  // operation.
-  note(op, n, idx) {
-    const b = op * this.stride;
-    const p = this.pend;
-    if (p[b] === 0) {
-      this.held[this.nheld++] = b;
-    }
-    p[b] += n;
-    const j = b + 2 + idx;
-    if (p[j] === 0) {
-      this.held[this.nheld++] = j;
-    }
-    p[j]++;
-  }
-  // publish adds what note() holds to the active buffer.
-  publish() {
-    const k = this.nheld;
-    if (k === 0) {
-      return;
-    }
-    const m = this.meta;
-    const p = this.pend;
-    const h = this.held;
-    Atomics.store(m, LIVE_BUSY, 1);
-    const base = this.base(Atomics.load(m, LIVE_ACTIVE), 0);
-    for (let i = 0; i < k; i++) {
-      const j = h[i];
-      this.data[base + j] += p[j];
-      p[j] = 0;
-    }
-    Atomics.store(m, LIVE_BUSY, 0);
-    this.nheld = 0;
-  }
-  error(op) {
-    const m = this.meta;
-    Atomics.store(m, LIVE_BUSY, 1);
-    this.data[this.base(Atomics.load(m, LIVE_ACTIVE), op) + 1]++;
-    Atomics.store(m, LIVE_BUSY, 0);
-  }
-  // take swaps the buffers (main thread) and adds what the one swapped out
-  // held to out[op] = {n, err, hist}.
-  take(out) {
-    const m = this.meta;
-    const old = Atomics.load(m, LIVE_ACTIVE);
-    Atomics.store(m, LIVE_ACTIVE, 1 - old);
-    for (let spins = 0; Atomics.load(m, LIVE_BUSY) !== 0; spins++) {
-      if (spins > 1000) {
-        Atomics.wait(m, LIVE_BUSY, 1, 0.05);
+  // fold maps each index of the run layout to the interval layout's index
+  // of the same values.
+  static fold() {
+    if (!Live.folded) {
+      const run = Layout.of(3);
+      const iv = Layout.of(2);
+      Live.folded = new Int32Array(run.length);
+      for (let i = 0; i < run.length; i++) {
+        Live.folded[i] = iv.index(run.valueFromIndex(i));
       }
     }
+    return Live.folded;
+  }
+  // counts is op's histogram counts, for the thread's Hist to record into.
+  counts(op) {
+    const b = op * this.stride + 1;
+    return this.data.subarray(b, b + this.run.length);
+  }
+  error(op) {
+    this.data[op * this.stride]++;
+  }
+  // take adds what each op gained since the last take to out[op] = {n,
+  // err, hist} (hist: 2 significant figures).
+  take(out) {
+    const d = this.data;
+    const fold = this.fold || (this.fold = Live.fold());
+    const len = this.run.length;
     for (let op = 0; op < this.ops; op++) {
-      const b = this.base(old, op);
+      const b = op * this.stride;
       const o = out[op];
-      o.n += this.data[b];
-      o.err += this.data[b + 1];
-      const counts = this.data.subarray(b + 2, b + this.stride);
-      o.hist.addCounts(counts);
-      this.data.fill(0, b, b + this.stride);
+      const err = d[b];
+      o.err += err - this.seenErr[op];
+      this.seenErr[op] = err;
+      let seen = this.seen[op];
+      const hc = o.hist.counts;
+      let n = 0;
+      for (let i = 0; i < len; i++) {
+        const c = d[b + 1 + i];
+        if (c === 0) {
+          continue;
+        }
+        if (seen === null) {
+          seen = this.seen[op] = new Float64Array(len);
+        }
+        const gained = c - seen[i];
+        if (gained !== 0) {
+          seen[i] = c;
+          hc[fold[i]] += gained;
+          n += gained;
+        }
+      }
+      o.hist.total += n;
+      o.n += n;
     }
   }
 }

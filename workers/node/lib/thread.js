@@ -294,14 +294,13 @@ function executors() {
 // recorder is this thread's recorder of the operation workloads: the
 // built-ins' read and write, or a program's transactions and the
 // statements with results of their own (only the transactions live).
-function recorder() {
+function recorder(open) {
   const live = workerData.live ? new S.Live(workerData.live, prog ? prog.txns.length : 2) : null;
-  const rec = new Recorder(prog ? prog.ops : ops.RW_OPS, live);
-  return rec;
+  return new Recorder(prog ? prog.ops : ops.RW_OPS, live, open);
 }
 
 function runClosed() {
-  T.rec = recorder();
+  T.rec = recorder(false);
   T.quota = new S.Quota(v.big, w.readers + w.writers);
   if (prog) {
     const ex = new Runner(T, prog, index, executors(), progSetup.scale);
@@ -315,7 +314,7 @@ function runClosed() {
 }
 
 function runExecutor(started) {
-  T.rec = recorder();
+  T.rec = recorder(true);
   const ex = prog
     ? new Runner(T, prog, index, executors(), progSetup.scale)
     : new ops.Executor(T, index, executors(), w.ratio < 100, w.ratio > 0);
