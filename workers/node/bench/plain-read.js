@@ -3,7 +3,8 @@
 // alone, one prepared SELECT by primary key at uniformly random ids on one
 // thread for a duration, over a bench table loaded beforehand (WAL,
 // synchronous OFF). Prints {"ops_per_s": …, "cpu_ops_per_s": …} (per second
-// of CPU time).
+// of CPU time; with STEADY set, of the CPU time from the first whole second
+// to the last, as run-worker.js takes the worker's).
 //
 //   node bench/plain-read.js DIR [ROWS] [SECONDS]
 
@@ -39,6 +40,11 @@ const start = performance.now();
 const until = start + seconds * 1e3;
 let n = 0;
 let t = start;
+// The steady part: from the first whole second to the last, as the worker's
+// interval reports delimit its own (run-worker.js, STEADY).
+let mark = start + 1e3;
+let first = null;
+let last = null;
 while (t < until) {
   for (let k = 0; k < 256; k++) {
     if (select.get(Math.floor(Math.random() * rows)) === undefined) {
@@ -47,6 +53,11 @@ while (t < until) {
   }
   n += 256;
   t = performance.now();
+  if (t >= mark) {
+    last = { n, cpu: process.cpuUsage() };
+    first = first || last;
+    mark += 1e3;
+  }
 }
 const elapsed = (t - start) / 1e3;
 const cpu = process.cpuUsage(cpu0);
@@ -54,6 +65,9 @@ db.close();
 for (const s of ['', '-wal', '-shm']) {
   fs.rmSync(file + s, { force: true });
 }
-process.stdout.write(
-  JSON.stringify({ ops_per_s: n / elapsed, cpu_ops_per_s: n / ((cpu.user + cpu.system) / 1e6) }) + '\n',
-);
+let perCPU = n / ((cpu.user + cpu.system) / 1e6);
+if (process.env.STEADY && first !== last) {
+  const used = last.cpu.user + last.cpu.system - first.cpu.user - first.cpu.system;
+  perCPU = (last.n - first.n) / (used / 1e6);
+}
+process.stdout.write(JSON.stringify({ ops_per_s: n / elapsed, cpu_ops_per_s: perCPU }) + '\n');

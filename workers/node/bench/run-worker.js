@@ -5,7 +5,11 @@
 // elapsed_s of the final event, and done over the CPU time the worker's
 // process used from the run's start to its final event (less the share of
 // the rows' generation, which the plain loop does before its clock starts),
-// a figure other work on a shared machine disturbs far less.
+// a figure other work on a shared machine disturbs far less. With STEADY
+// set, a read's CPU figure is its steady part alone: the operations its
+// interval reports counted after the first, up to the last whole one, over
+// the CPU time used between those reports (plain-read.js measures its own
+// from its first whole second to its last).
 //
 //   node bench/run-worker.js DIR insert ROWS
 //   node bench/run-worker.js DIR read ROWS SECONDS
@@ -39,6 +43,7 @@ const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker.js')],
 });
 const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
 let cpu0 = 0;
+const steady = []; // {done, cpu} at each interval report
 
 // cpuSeconds is the CPU time (user and system) process pid has used, from
 // /proc (clock ticks of 10 ms).
@@ -51,6 +56,11 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
   const ev = JSON.parse(line);
   if (ev.t === 'error') {
     throw new Error(ev.error);
+  }
+  if (ev.t === 'interval') {
+    const done = (ev.ops || []).reduce((s, o) => s + o.n, 0);
+    const cpu = cpuSeconds(child.pid);
+    steady.push({ done, cpu });
   }
   if (ev.t === 'setup_done') {
     cpu0 = cpuSeconds(child.pid);
@@ -76,7 +86,15 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
       .reduce((s, m) => s + m.value, 0);
     const cpu = ((cpuSeconds(child.pid) - cpu0) * ev.elapsed_s) / (ev.elapsed_s + left);
     const key = workload === 'insert' ? 'rows_per_s' : 'ops_per_s';
-    process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s, [`cpu_${key}`]: ev.done / cpu }) + '\n');
+    let perCPU = ev.done / cpu;
+    if (process.env.STEADY && workload !== 'insert' && steady.length > 2) {
+      // The intervals after the first, but for the last, partial one: the
+      // loop's steady state, its start (threads, compilation) and its end
+      // (counts) left out.
+      const after = steady.slice(1, -1);
+      perCPU = after.reduce((s, x) => s + x.done, 0) / (after[after.length - 1].cpu - steady[0].cpu);
+    }
+    process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s, [`cpu_${key}`]: perCPU }) + '\n');
   }
 });
 send({ t: 'hello', protocol: 1 });
