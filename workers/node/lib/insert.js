@@ -10,7 +10,12 @@ const { now } = require('./clock');
 const db = require('./db');
 const { Writer } = require('./session');
 
-const CHUNK_ROWS = 1024;
+// CHUNK_ROWS is small so that a chunk's values are still in the CPU's
+// caches when their statements bind them: with 1,024-row chunks, reading
+// each value's string as better-sqlite3 binds it missed the caches (about
+// 170 ns a row more than with 64-row chunks in a perf profile of a 1M-row
+// insert). A chunk's two clock readings are a few nanoseconds a row.
+const CHUNK_ROWS = 64;
 
 // Op kinds of insert.
 const OP_INSERT = 0;
