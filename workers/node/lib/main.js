@@ -475,21 +475,27 @@ class Run {
   }
 
   // tick emits an interval from the live counters, once the measured part
-  // has started; the last one (last) only if it is a tenth of an interval
-  // long or counted something.
+  // has started; the last one (last: t is then its end) only if it is a
+  // tenth of an interval long or counted something.
   tick(t, last = false) {
     const c = this.c;
     const { ctl, times } = this.v;
-    const samples = c.opsNames.slice(0, c.liveOps).map(() => ({ n: 0, err: 0, hist: new Hist(2) }));
-    for (const live of c.lives) {
-      live.take(samples);
-    }
+    // Nothing is recorded before the measured start, so a tick before it
+    // takes nothing: a take then could read, and drop, counts recorded
+    // just after the start.
     if (Atomics.load(ctl, S.PHASE) !== 2) {
       return; // warm-up
     }
     const start = times[S.START];
     if (t < start) {
       return;
+    }
+    const samples = c.opsNames.slice(0, c.liveOps).map(() => ({ n: 0, err: 0, hist: new Hist(2) }));
+    for (const live of c.lives) {
+      live.take(samples);
+    }
+    if (!last) {
+      t = clock.now(); // the interval ends after the take: what it took ended before
     }
     const from = this.last > start ? this.last : start;
     if (last && t - from <= this.every / 10 && samples.every((x) => x.n === 0 && x.err === 0)) {
@@ -530,8 +536,13 @@ class Run {
     this.timer = null;
     // A last, partial interval, so that the intervals add up to the run's
     // counts (every thread is done: the take sees all) and short runs have
-    // a series too.
-    this.tick(clock.now(), true);
+    // a series too. It ends at the measured end, not after the work that
+    // follows it (counts, VACUUM, the digest), unless an interval was
+    // already reported past that end.
+    const now = clock.now();
+    const r = this.results.get(0);
+    const end = r && r.post && r.post.end;
+    this.tick(end > this.last ? Math.min(end, now) : now, true);
   }
 
   doneSoFar() {

@@ -198,10 +198,15 @@ class Mutex {
 // intervals' 2 significant figures, whose buckets are unions of the run
 // histogram's; the successes are the samples gained (every live operation
 // is recorded with a count of 1), so an interval's count and its histogram
-// agree. Nothing is locked: one thread writes each count, the main thread
-// only reads, an aligned 8-byte value never tears, and a count read a
-// moment early shows up in the next interval; once the threads are done, a
-// take sees every count, so the intervals add up to the run's.
+// agree. Nothing is locked: one thread writes each count and the main
+// thread only reads. The language promises no more for plain reads of a
+// Float64Array in shared memory, but V8 on x64 and arm64 reads and writes
+// an aligned 8-byte value whole, and a count read a moment early shows up
+// in the next interval; once the threads are done, a take sees every
+// count, so the intervals add up to the run's. The main thread scans every
+// count of every live thread's op kinds each interval (31,745 a kind, some
+// 90 µs per thread with two kinds) and keeps a copy of those it has seen:
+// with a hundred executors, about 18 ms a report and 50 MB.
 class Live {
   constructor(sab, ops) {
     this.ops = ops;
