@@ -293,6 +293,7 @@ class Controller {
     if (this.liveOps > 0 && role !== 'dispatch' && this.job.interval_ns > 0) {
       live = S.Live.alloc(this.liveOps);
       this.lives.push(new S.Live(live, this.liveOps));
+      S.Live.fold(); // made once, here (thread 0's is spawned at set-up), not in a take
     }
     return new Worker(THREAD, {
       workerData: {

@@ -91,6 +91,36 @@ test("encode writes hdr-histogram-js's bytes", () => {
   }
 });
 
+test("summary's one pass gives the figures of min, mean, max and valueAtPercentile", () => {
+  const us = (v) => Math.round((v / 1e3) * 1000) / 1000;
+  let x = 7;
+  for (let trial = 0; trial < 40; trial++) {
+    const h = new Hist(trial % 2 ? 2 : 3);
+    const n = 1 + ((trial * 37) % 500);
+    for (let i = 0; i < n; i++) {
+      x = (x * 48271) % 2147483647;
+      h.record(1 + Math.floor((x / 2147483647) * Math.pow(2, 1 + ((i + trial) % 39))));
+    }
+    const d = h.summary();
+    assert.equal(d.count, n);
+    assert.equal(d.min, us(h.min()));
+    assert.equal(d.max, us(h.max()));
+    assert.equal(d.mean, Math.round((h.mean() / 1e3) * 1000) / 1000);
+    for (const [k, p] of [
+      ['p50', 50],
+      ['p75', 75],
+      ['p90', 90],
+      ['p95', 95],
+      ['p99', 99],
+      ['p999', 99.9],
+      ['p9999', 99.99],
+    ]) {
+      assert.equal(d[k], us(h.valueAtPercentile(p)), `${k} of trial ${trial}`);
+    }
+  }
+  assert.deepEqual(new Hist(3).summary(), { count: 0, min: 0, mean: 0, max: 0 });
+});
+
 test('statistics of 1..1000 µs', () => {
   const h = new Hist(3);
   for (let i = 1; i <= 1000; i++) {
