@@ -356,4 +356,4 @@ function round3(f) {
   return Math.round(f * 1000) / 1000;
 }
 
-module.exports = { Hist, Layout, clamp, round3, LOWEST, HIGHEST };
+module.exports = { Hist, Layout, clamp, round3, LOWEST, HIGHEST, PERCENTILES };

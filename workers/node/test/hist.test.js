@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const hdr = require('hdr-histogram-js');
-const { Hist, Layout, HIGHEST } = require('../lib/hist');
+const { Hist, Layout, HIGHEST, PERCENTILES } = require('../lib/hist');
 
 function* values() {
   for (let v = 1; v < 5000; v++) {
@@ -106,15 +106,7 @@ test("summary's one pass gives the figures of min, mean, max and valueAtPercenti
     assert.equal(d.min, us(h.min()));
     assert.equal(d.max, us(h.max()));
     assert.equal(d.mean, Math.round((h.mean() / 1e3) * 1000) / 1000);
-    for (const [k, p] of [
-      ['p50', 50],
-      ['p75', 75],
-      ['p90', 90],
-      ['p95', 95],
-      ['p99', 99],
-      ['p999', 99.9],
-      ['p9999', 99.99],
-    ]) {
+    for (const [k, p] of PERCENTILES) {
       assert.equal(d[k], us(h.valueAtPercentile(p)), `${k} of trial ${trial}`);
     }
   }
