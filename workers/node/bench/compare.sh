@@ -13,7 +13,7 @@
 #   workers/node/bench/compare.sh [ROWS] [READ_ROWS] [SECONDS] [ROUNDS]
 #
 # INTERLEAVE=MS runs both sides of a round at once, taking turns of MS ms;
-# PIN=CPU with it runs both on one CPU. STEADY=1 takes the CPU
+# PIN=CPU with it runs both on one CPU. STEADY=1 takes the reads' CPU
 # figures from each side's steady part (bench/run-worker.js).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,8 +3,7 @@
 // a new bench table in WAL with synchronous OFF, one prepared single-row
 // INSERT, 1,000-row transactions, the rows (the worker's, seed 1) generated
 // before the clock starts. Prints {"rows_per_s": …, "cpu_rows_per_s": …} (per
-// second of CPU time; with STEADY set, of the CPU time from the first whole
-// second to the last, as run-worker.js takes the worker's).
+// second of CPU time).
 //
 //   node bench/plain-insert.js DIR [ROWS]
 
@@ -39,10 +38,6 @@ const commit = db.prepare('COMMIT');
 
 const cpu0 = process.cpuUsage();
 const start = performance.now();
-// The steady part: from the first whole second to the last (STEADY).
-let mark = start + 1e3;
-let first = null;
-let last = null;
 for (let i = 0; i < rows; i += 1000) {
   begin.run();
   const end = Math.min(i + 1000, rows);
@@ -50,11 +45,6 @@ for (let i = 0; i < rows; i += 1000) {
     insert.run(vals[3 * j], vals[3 * j + 1], vals[3 * j + 2]);
   }
   commit.run();
-  if (performance.now() >= mark) {
-    last = { n: end, cpu: process.cpuUsage() };
-    first = first || last;
-    mark += 1e3;
-  }
 }
 const seconds = (performance.now() - start) / 1e3;
 const cpu = process.cpuUsage(cpu0);
@@ -62,9 +52,6 @@ db.close();
 for (const s of ['', '-wal', '-shm']) {
   fs.rmSync(file + s, { force: true });
 }
-let perCPU = rows / ((cpu.user + cpu.system) / 1e6);
-if (process.env.STEADY && first !== last) {
-  const used = last.cpu.user + last.cpu.system - first.cpu.user - first.cpu.system;
-  perCPU = (last.n - first.n) / (used / 1e6);
-}
-process.stdout.write(JSON.stringify({ rows_per_s: rows / seconds, cpu_rows_per_s: perCPU }) + '\n');
+process.stdout.write(
+  JSON.stringify({ rows_per_s: rows / seconds, cpu_rows_per_s: rows / ((cpu.user + cpu.system) / 1e6) }) + '\n',
+);

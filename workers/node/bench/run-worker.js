@@ -6,11 +6,10 @@
 // process used from the run's start to its final event (less the share of
 // the rows' generation, which the plain loop does before its clock starts),
 // a figure other work on a shared machine disturbs far less. With STEADY
-// set, the CPU figure is the steady part's alone: the operations (an
-// insert: the rows) its interval reports counted after the first, up to
-// the last whole one, over the CPU time used between those reports (the
-// plain loops measure their own from their first whole second to their
-// last).
+// set, a read's CPU figure is its steady part alone: the operations its
+// interval reports counted after the first, up to the last whole one, over
+// the CPU time used between those reports (plain-read.js measures its own
+// from its first whole second to its last).
 //
 //   node bench/run-worker.js DIR insert ROWS
 //   node bench/run-worker.js DIR read ROWS SECONDS
@@ -61,7 +60,7 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
   if (ev.t === 'interval') {
     const done = (ev.ops || []).reduce((s, o) => s + o.n, 0);
     const cpu = cpuSeconds(child.pid);
-    steady.push({ done, rows: ev.done || 0, cpu });
+    steady.push({ done, cpu });
   }
   if (ev.t === 'setup_done') {
     cpu0 = cpuSeconds(child.pid);
@@ -88,19 +87,12 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
     const cpu = ((cpuSeconds(child.pid) - cpu0) * ev.elapsed_s) / (ev.elapsed_s + left);
     const key = workload === 'insert' ? 'rows_per_s' : 'ops_per_s';
     let perCPU = ev.done / cpu;
-    if (process.env.STEADY && steady.length > 2) {
+    if (process.env.STEADY && workload !== 'insert' && steady.length > 2) {
       // The intervals after the first, but for the last, partial one: the
       // loop's steady state, its start (threads, compilation) and its end
-      // (counts) left out. An insert's intervals carry its rows done so far;
-      // its CPU time there is less the generation's share, as above.
+      // (counts) left out.
       const after = steady.slice(1, -1);
-      const used = after[after.length - 1].cpu - steady[0].cpu;
-      if (workload === 'insert') {
-        const rows = after[after.length - 1].rows - steady[0].rows;
-        perCPU = rows / ((used * ev.elapsed_s) / (ev.elapsed_s + left));
-      } else {
-        perCPU = after.reduce((s, x) => s + x.done, 0) / used;
-      }
+      perCPU = after.reduce((s, x) => s + x.done, 0) / (after[after.length - 1].cpu - steady[0].cpu);
     }
     process.stdout.write(JSON.stringify({ [key]: ev.done / ev.elapsed_s, [`cpu_${key}`]: perCPU }) + '\n');
   }
