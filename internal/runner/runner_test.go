@@ -70,11 +70,11 @@ func TestRunLabelsResult(t *testing.T) {
 // Cancelled at its 5000th statement, a run stops: it is saved as
 // interrupted with the rows of the transactions that committed, not the
 // million planned. Each worker may finish the transaction it is in, and
-// one more: under -race, 5,200 rows committed in some runs (5,201
-// statements with the set-up's), a transaction more than the two in
-// flight at the cancel could hold, so a worker can begin one around the
-// cancel (how, with the cancel reaching every worker's context at once,
-// is not known).
+// the other worker one more: the fake counts the 5000th statement, then
+// cancels, and a worker descheduled between the two lets the other
+// commit its transaction and begin the next before the cancel comes (under
+// -race, 5,200 rows committed in some runs, 5,201 statements with the
+// set-up's).
 func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
