@@ -211,21 +211,18 @@ class Live {
   constructor(sab, ops) {
     this.ops = ops;
     this.run = Layout.of(3);
-    this.iv = Layout.of(2);
     this.stride = this.run.length + 1;
     this.data = new Float64Array(sab);
     // The main thread's: what the last take read, per op kind (made when
-    // the kind is first seen), and the run layout's index to the
-    // intervals' (the same for every Live).
+    // the kind is first seen).
     this.seen = new Array(ops).fill(null);
     this.seenErr = new Float64Array(ops);
-    this.fold = null;
   }
   static alloc(ops) {
     return new SharedArrayBuffer(8 * ops * (Layout.of(3).length + 1));
   }
   // fold maps each index of the run layout to the interval layout's index
-  // of the same values.
+  // of the same values (made once, for every Live).
   static fold() {
     if (!Live.folded) {
       const run = Layout.of(3);
@@ -249,7 +246,7 @@ class Live {
   // err, hist} (hist: 2 significant figures).
   take(out) {
     const d = this.data;
-    const fold = this.fold || (this.fold = Live.fold());
+    const fold = Live.fold();
     const len = this.run.length;
     for (let op = 0; op < this.ops; op++) {
       const b = op * this.stride;
