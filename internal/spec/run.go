@@ -230,12 +230,15 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 
 func (w *Workload) runInsert(ctx context.Context, env *workload.Env) error {
 	r := w.ins
+	var cpu workload.CPUMeter
+	cpu.Start()
 	err := workload.Load(ctx, env, env.Session, workload.LoadSpec{
 		Schema: r.t.schema, Seed: w.seed, From: 0, To: r.rows, Workers: r.workers,
 		Batch: env.Settings.Int("batch"), RowsPerStmt: env.Settings.Int("rows-per-stmt"),
 		Explicit: ExplicitTx(env.Settings.Get("tx")),
 	})
 	env.End = time.Now()
+	cpu.Report(env)
 	if err != nil {
 		return err
 	}

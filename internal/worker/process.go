@@ -37,6 +37,9 @@ type Process struct {
 	waited chan struct{}
 	err    error
 	once   sync.Once
+	// OwnCPU says whether the last final event carried the worker's own
+	// process_cpu, not one Run measured from outside.
+	OwnCPU bool
 }
 
 // killGrace is how long a child has to end its run after a cancel before
@@ -109,10 +112,10 @@ func (p *Process) Setup(ctx context.Context, j *Job) (Event, error) {
 // Run starts the measured part and relays intervals and acks to emit
 // until the final event.
 //
-// A worker that does not report its own process_cpu (the Go worker does,
-// over its measured part) gets one measured from outside: the child's CPU
-// from the run message to the final event, over that wall time (the
-// warm-up included), in cores.
+// A worker that does not report its own process_cpu (every worker of the
+// project does, over its measured part) gets one measured from outside:
+// the child's CPU from the run message to the final event, over that wall
+// time (the warm-up included), in cores.
 func (p *Process) Run(ctx context.Context, emit func(Event)) (Event, error) {
 	cpu0, ok0 := cpuuse.Of(p.Pid())
 	t0 := time.Now()
@@ -120,7 +123,8 @@ func (p *Process) Run(ctx context.Context, emit func(Event)) (Event, error) {
 		return Event{}, p.gone(err)
 	}
 	fin, err := p.await(ctx, emit, TFinal)
-	if err != nil || !ok0 || slices.ContainsFunc(fin.Metrics, func(m results.Metric) bool { return m.Name == results.ProcessCPU }) {
+	p.OwnCPU = slices.ContainsFunc(fin.Metrics, func(m results.Metric) bool { return m.Name == results.ProcessCPU })
+	if err != nil || !ok0 || p.OwnCPU {
 		return fin, err
 	}
 	if cpu, ok := cpuuse.Of(p.Pid()); ok {

@@ -93,11 +93,10 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 	cfg.Done = &env.Done
 	cfg.NewRecorder = func() *metrics.Recorder { return env.NewLiveRecorder(cfg.Ops) }
 	onMeasure := cfg.OnMeasure
-	var cpu0 time.Duration
-	var t0 time.Time
+	var cpu CPUMeter
 	cfg.OnMeasure = func(t time.Time) {
 		env.MarkStart(t)
-		cpu0, t0 = cpuuse.Process(), time.Now()
+		cpu.Start()
 		if onMeasure != nil {
 			onMeasure(t)
 		}
@@ -106,12 +105,7 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 		env.MarkStart(time.Time{}) // the engine marks the end of the warm-up
 	}
 	st, err := loadgen.Run(ctx, cfg)
-	if wall := time.Since(t0); !t0.IsZero() && wall > 0 {
-		// The harness's own CPU over the measured part: litebench's
-		// whole process (the client, and an in-process engine), a
-		// figure to tell when the client, not the server, is the limit.
-		env.Figure(results.ProcessCPU, units.Cores, units.None, float64(cpuuse.Process()-cpu0)/float64(wall))
-	}
+	cpu.Report(env)
 	env.End = st.End
 	if st.Abandoned > 0 {
 		env.Abandoned = true
@@ -124,6 +118,27 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 		}
 	}
 	return st, err
+}
+
+// CPUMeter measures the process_cpu figure: the CPU litebench's whole
+// process (the client, and an in-process engine) used over the measured
+// part, in cores, a figure to tell when the client, not the server, is the
+// limit, and what a target costs in CPU per operation.
+type CPUMeter struct {
+	cpu0 time.Duration
+	t0   time.Time
+}
+
+// Start is called at the measured start (after a warm-up).
+func (m *CPUMeter) Start() { m.cpu0, m.t0 = cpuuse.Process(), time.Now() }
+
+// Report adds process_cpu to env's figures, called once every goroutine
+// of the measured part is done; nothing when Start was not called (a
+// warm-up that outlasted the run).
+func (m *CPUMeter) Report(env *Env) {
+	if wall := time.Since(m.t0); !m.t0.IsZero() && wall > 0 {
+		env.Figure(results.ProcessCPU, units.Cores, units.None, float64(cpuuse.Process()-m.cpu0)/float64(wall))
+	}
 }
 
 // drainOf is how long the engine waited for operations in flight after an

@@ -3,6 +3,7 @@ package foreigntest
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +87,14 @@ func Check(t *testing.T, w Worker, c Case, tk *Talk) {
 	}
 	if c.Params["vacuum"] == "true" && !(m["vacuum"] > 0) {
 		t.Errorf("%s: no vacuum time: %v", who, m)
+	}
+	// Every worker measures its own process's CPU over the measured part
+	// of an insert or a load (not from outside, where the warm-up, the
+	// threads' start and the final histograms would be in it).
+	if c.Workload != "scan" && tk.Final.Status == results.StatusOK {
+		if cores, ok := m[results.ProcessCPU]; !tk.OwnCPU || !ok || !(cores > 0) || cores > 1.5*float64(runtime.NumCPU()) {
+			t.Errorf("%s: process_cpu %v (the worker's own: %v), want its own, within (0, %d] cores", who, cores, tk.OwnCPU, runtime.NumCPU())
+		}
 	}
 }
 

@@ -290,6 +290,8 @@ type Talk struct {
 	Job                 *worker.Job
 	Hello, Setup, Final worker.Event
 	Intervals, Acks     []worker.Event
+	// OwnCPU: the final event carried the worker's own process_cpu.
+	OwnCPU bool
 }
 
 // Options change how Converse drives a worker.
@@ -334,6 +336,7 @@ func Converse(t *testing.T, argv []string, job *worker.Job, o Options) (*Talk, e
 			tk.Acks = append(tk.Acks, e)
 		}
 	})
+	tk.OwnCPU = p.OwnCPU
 	return tk, err
 }
 

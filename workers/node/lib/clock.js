@@ -31,4 +31,11 @@ function now() {
   return performance.now() * 1e6 + offset;
 }
 
-module.exports = { calibrate, now };
+// cpu is the CPU time the whole process has used, every thread's, in
+// nanoseconds (getrusage: user and system).
+function cpu() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1e3;
+}
+
+module.exports = { calibrate, now, cpu };

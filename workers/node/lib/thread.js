@@ -9,7 +9,7 @@
 
 const { parentPort, workerData } = require('worker_threads');
 const clock = require('./clock');
-const { now } = clock;
+const { now, cpu } = clock;
 const db = require('./db');
 const gen = require('./gen');
 const S = require('./shared');
@@ -359,6 +359,14 @@ function post(stats) {
   const stop = Atomics.load(ctl, S.STOP);
   let start;
   let end = now();
+  const cpu1 = cpu();
+  const cpuFrom = v.times[S.CPU0_AT];
+  if (cpuFrom > 0 && end > cpuFrom) {
+    // The process's CPU over the measured part, every thread's, in cores,
+    // as the Go worker reports it: from the measured start (the end of a
+    // warm-up) to now, every thread done.
+    figure('process_cpu', 'cores', '', (cpu1 - v.times[S.CPU0]) / (end - cpuFrom));
+  }
   switch (plan.kind) {
     case 'insert':
       start = v.times[S.T0];

@@ -187,6 +187,9 @@ class Worker:
             extra["generate_seconds"] = env.generated / 1e9
         if env.recorded > 0:
             extra["record_seconds"] = env.recorded / 1e9
+        cores = env.process_cpu()
+        if cores is not None:
+            extra["process_cpu"] = cores
         extra.update(env.extra)
         fin.update(metrics=metrics(extra), notes=env.notes, connections_opened=self.pool.opened)
         cancelled = self.cancel.is_set()
@@ -287,6 +290,7 @@ def describe():
 FIGURES = {
     "generate_seconds": ("generate", "s", ""),
     "record_seconds": ("record", "s", ""),
+    "process_cpu": ("process_cpu", "cores", ""),
     "table_rows_before": ("table_rows_before", "rows", ""),
     "issued_ops_per_s": ("issued_rate", "ops/s", ""),
     "executors": ("executors", "executors", ""),

@@ -12,6 +12,7 @@ from array import array
 from itertools import chain, repeat
 from operator import itemgetter
 from time import perf_counter_ns as pc
+from time import process_time_ns
 
 from . import gen
 from .hist import Recorder, record_ends
@@ -47,6 +48,9 @@ class Env:
         self.cancel = cancel  # a threading.Event: the controller's cancel
         self.halt = threading.Event()  # a worker failed: the others stop
         self.extra, self.notes, self.recorders = {}, [], []
+        # The process's CPU time and the clock at the measured start and at
+        # its end, read as they are set: the process_cpu figure.
+        self._cpu0 = self._cpu1 = None
         self.start = None  # the measured start; None during a warm-up
         self.end = None
         # ns inside the measured interval spent generating rows inline and
@@ -54,6 +58,36 @@ class Env:
         self.generated = self.recorded = 0
         self.ack = None  # ack(first, rows) after every committed write transaction
         self.done = 0  # rows or operations counted so far (insert and scan)
+
+    @property
+    def start(self):
+        return self._start
+
+    @start.setter
+    def start(self, t):
+        self._start = t
+        if t is not None:
+            self._cpu0 = (process_time_ns(), pc())
+
+    @property
+    def end(self):
+        """The measured end, set once every thread of the measured part is done."""
+        return self._end
+
+    @end.setter
+    def end(self, t):
+        self._end = t
+        if t is not None:
+            self._cpu1 = (process_time_ns(), pc())
+
+    def process_cpu(self):
+        """The CPU the whole process used over the measured part, every
+        thread's, in cores, as the Go worker reports process_cpu; None for a
+        workload that marks no end or a warm-up that never ended."""
+        if self._start is None or self._cpu0 is None or self._cpu1 is None:
+            return None
+        (c0, t0), (c1, t1) = self._cpu0, self._cpu1
+        return (c1 - c0) / (t1 - t0) if t1 > t0 else None
 
     def recorder(self, nops, live=False, open_loop=False):
         r = Recorder(nops, live, open_loop)

@@ -1,6 +1,7 @@
 //! What a workload gets from the worker: the session, progress, figures,
 //! notes, the recorders and the bounds of the measured interval.
 
+use crate::ctx::{now, process_cpu};
 use crate::db::Session;
 use crate::job::Settings;
 use crate::metrics::{Live, Recorder};
@@ -20,6 +21,7 @@ pub const ROWS: &str = "rows";
 pub const OPS_PER_S: &str = "ops/s";
 pub const MICROS: &str = "µs";
 pub const SECONDS: &str = "s";
+pub const CORES: &str = "cores";
 pub const LOWER: &str = "lower";
 pub const NONE: &str = "";
 
@@ -47,6 +49,12 @@ pub struct Env {
     start: AtomicI64,
     end: AtomicI64,
     excluded: AtomicI64,
+    // The process's CPU time (ctx::process_cpu) and the clock at the
+    // measured start and at its end: the process_cpu figure.
+    cpu0: AtomicI64,
+    cpu0_at: AtomicI64,
+    cpu1: AtomicI64,
+    cpu1_at: AtomicI64,
     /// Called after every committed write transaction with its first row
     /// index (or key) and its number of rows.
     pub ack: Option<AckFn>,
@@ -69,6 +77,10 @@ impl Env {
             start: AtomicI64::new(0),
             end: AtomicI64::new(0),
             excluded: AtomicI64::new(0),
+            cpu0: AtomicI64::new(0),
+            cpu0_at: AtomicI64::new(0),
+            cpu1: AtomicI64::new(0),
+            cpu1_at: AtomicI64::new(0),
             ack: None,
             attached,
             intervals,
@@ -116,17 +128,35 @@ impl Env {
         std::mem::take(&mut *self.recorders.lock().expect("recorders"))
     }
 
-    /// The measured part starts at t (0: not yet, after a warm-up).
+    /// The measured part starts at t (0: not yet, after a warm-up); the
+    /// process's CPU time is read there for process_cpu.
     pub fn mark_start(&self, t: i64) {
         self.start.store(t, Relaxed);
+        if t != 0 {
+            self.cpu0.store(process_cpu(), Relaxed);
+            self.cpu0_at.store(now(), Relaxed);
+        }
     }
 
     pub fn started(&self) -> i64 {
         self.start.load(Relaxed)
     }
 
+    /// The measured part ended at t: called once every thread of it is
+    /// done, which is where the process's CPU time is read again.
     pub fn set_end(&self, t: i64) {
         self.end.store(t, Relaxed);
+        self.cpu1.store(process_cpu(), Relaxed);
+        self.cpu1_at.store(now(), Relaxed);
+    }
+
+    /// The CPU the whole process used over the measured part, every
+    /// thread's, in cores, as the Go worker reports process_cpu (none for
+    /// a workload that marks no end, or a warm-up that never ended).
+    pub fn process_cpu(&self) -> Option<f64> {
+        let (a, b) = (self.cpu0_at.load(Relaxed), self.cpu1_at.load(Relaxed));
+        (a > 0 && b > a && self.started() != 0)
+            .then(|| (self.cpu1.load(Relaxed) - self.cpu0.load(Relaxed)) as f64 / (b - a) as f64)
     }
 
     pub fn end(&self) -> i64 {

@@ -4,7 +4,7 @@
 
 use crate::ctx::{now, Ctx};
 use crate::db::{Endpoint, Policy, Pool, Session};
-use crate::env::{Env, RunError, NONE, SECONDS};
+use crate::env::{Env, RunError, CORES, NONE, SECONDS};
 use crate::insert::{self, Insert};
 use crate::job::{self, p_bool, p_int, p_seed, Settings};
 use crate::metrics::{encode, merge, summarise, take_interval};
@@ -534,6 +534,9 @@ impl Prepared {
                 m
             })
             .collect();
+        if let Some(cores) = env.process_cpu() {
+            metrics.push(json!({"name": "process_cpu", "unit": CORES, "value": cores}));
+        }
         if env.excluded() > 0 {
             metrics.push(
                 json!({"name": "generate", "unit": SECONDS, "value": env.excluded() as f64 / 1e9}),

@@ -31,6 +31,11 @@ final class Env {
   long excluded;
   /** The measured start, after a warm-up. */
   volatile long start = UNSET;
+  /** The process's CPU time and the clock at the measured start and at its end: process_cpu. */
+  private volatile long cpu0;
+  private volatile long cpu0At = UNSET;
+  private volatile long cpu1;
+  private volatile long cpu1At = UNSET;
   Ack ack;
   /** Whether interval events are sent, so live recorders are needed. */
   boolean intervals;
@@ -40,6 +45,41 @@ final class Env {
     this.settings = settings;
     this.attached = attached;
     this.stop = stop;
+  }
+
+  /** Marks the measured start (UNSET: not yet, a warm-up runs first) and reads the process's CPU time there. */
+  void markStart(long t) {
+    start = t;
+    if (t != UNSET) {
+      cpu0 = cpuNanos();
+      cpu0At = System.nanoTime();
+    }
+  }
+
+  /** Marks the measured end, once every thread of it is done, and reads the process's CPU time there. */
+  void markEnd(long t) {
+    end = t;
+    cpu1 = cpuNanos();
+    cpu1At = System.nanoTime();
+  }
+
+  /**
+   * The CPU the whole process used over the measured part, every thread's (the JVM's own among them), in cores,
+   * as the Go worker reports process_cpu; NaN for a workload that marks no end or a warm-up that never ended.
+   */
+  double processCpu() {
+    long a = cpu0At;
+    long b = cpu1At;
+    if (a == UNSET || b == UNSET || b <= a || start == UNSET) {
+      return Double.NaN;
+    }
+    return (double) (cpu1 - cpu0) / (b - a);
+  }
+
+  /** The process's CPU time so far, user and system, in nanoseconds. */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   Recorder newRecorder(String[] ops) {

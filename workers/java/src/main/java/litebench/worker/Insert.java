@@ -80,7 +80,7 @@ final class Insert implements Workloads.Workload {
     try {
       load(env, env.session, ls);
     } finally {
-      env.end = System.nanoTime();
+      env.markEnd(System.nanoTime());
     }
     if (vacuum) {
       long t = System.nanoTime();

@@ -228,9 +228,9 @@ final class Ops implements Workloads.Workload {
     c.stop = env.stop;
     c.done = env.done;
     c.newRecorder = () -> env.newLiveRecorder(ops);
-    c.onMeasure = t -> env.start = t;
+    c.onMeasure = env::markStart;
     if (c.warmup > 0) {
-      env.start = Env.UNSET; // the engine marks the end of the warm-up
+      env.markStart(Env.UNSET); // the engine marks the end of the warm-up
     }
     LoadGen.Stats st;
     try {
@@ -242,7 +242,7 @@ final class Ops implements Workloads.Workload {
       st = e.stats;
       err[0] = new Exception(e.getMessage(), e.getCause());
     }
-    env.end = st.end;
+    env.markEnd(st.end);
     if (c.rate > 0) {
       env.figure("wanted_rate", "ops/s", "", c.rate);
       if (st.lag != null && st.lag.getTotalCount() > 0) {

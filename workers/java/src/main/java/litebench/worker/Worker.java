@@ -256,7 +256,7 @@ final class Worker {
     }
     env.intervals = j.intervalNs > 0;
     long start = System.nanoTime();
-    env.start = start;
+    env.markStart(start);
     Ticker ticker = j.intervalNs > 0 ? new Ticker(j.intervalNs, out) : null;
     if (ticker != null) {
       ticker.start();
@@ -281,6 +281,10 @@ final class Worker {
     JsonArray metrics = new JsonArray();
     for (JsonObject f : env.figures) {
       metrics.add(f);
+    }
+    double cores = env.processCpu();
+    if (!Double.isNaN(cores)) {
+      metrics.add(new JsonObject().add("name", "process_cpu").add("unit", "cores").add("value", cores));
     }
     if (env.excluded > 0) {
       metrics.add(new JsonObject().add("name", "generate").add("unit", "s").add("value", env.excluded / 1e9));
