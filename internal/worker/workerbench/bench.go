@@ -295,9 +295,9 @@ func plainRead[C any](p Plain[C], path string) (float64, float64, error) {
 
 // viaWorker runs a job through the worker program and returns its rates:
 // rows or operations counted over the measured time, and over the CPU
-// time the worker's process used from set-up done to its final event,
-// less the rows' generation it left out of the measured time (the plain
-// loops leave it out of both).
+// time the worker's process used over that measured part (its process_cpu
+// figure), less the rows' generation it left out of the measured time (the
+// plain loops leave it out of both).
 func viaWorker(prog, path, target, wl string, set, params map[string]string) (float64, float64, error) {
 	ctx := context.Background()
 	p, err := worker.StartCommand(prog)
@@ -313,17 +313,7 @@ func viaWorker(prog, path, target, wl string, set, params map[string]string) (fl
 	if _, err := p.Setup(ctx, job); err != nil {
 		return 0, 0, err
 	}
-	c0, err := cpuOf(p.Pid())
-	if err != nil {
-		return 0, 0, err
-	}
-	t0 := time.Now()
 	fin, err := p.Run(ctx, func(worker.Event) {})
-	if err != nil {
-		return 0, 0, err
-	}
-	wall := time.Since(t0).Seconds()
-	c1, err := cpuOf(p.Pid())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -339,34 +329,19 @@ func viaWorker(prog, path, target, wl string, set, params map[string]string) (fl
 			n = op.Count
 		}
 	}
-	// The worker reports the wall time of its generation, which a busy
-	// machine stretches: the CPU time it took is estimated at the run's
-	// own CPU time per second of wall time.
-	cpu := c1 - c0
+	// process_cpu is in cores over the measured part, whose wall time is
+	// elapsed_s and the rows' generation the worker left out of it; the
+	// generation's CPU time, which the worker does not measure (its wall
+	// time is no measure of it on a busy machine), is estimated in the
+	// same proportion, so that the rest is process_cpu × elapsed_s.
+	if !p.OwnCPU {
+		return 0, 0, fmt.Errorf("%s: the worker reported no process_cpu", wl)
+	}
+	var cpu float64
 	for _, m := range fin.Metrics {
-		if m.Name == "generate" {
-			cpu -= m.Value * cpu / wall
+		if m.Name == results.ProcessCPU {
+			cpu = m.Value * fin.ElapsedS
 		}
 	}
 	return float64(n) / fin.ElapsedS, float64(n) / cpu, nil
-}
-
-// cpuOf is the user and system time process pid has used, in seconds
-// (/proc/PID/stat, in clock ticks of 10 ms).
-func cpuOf(pid int) (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	k, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", pid, f[11], f[12])
-	}
-	return float64(u+k) / 100, nil
 }

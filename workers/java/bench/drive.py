@@ -6,12 +6,16 @@
 Starts COMMAND (the worker), says hello, sets the job up, runs it and
 prints the operations done per second of the worker's own elapsed time and
 per second of the worker process's CPU time (user and system, every
-thread, from /proc) over the measured part: from the run message, or
-WARMUP_S seconds after it when the job has a warm-up, to the final event;
+thread) over the measured part, as the worker reports it (its process_cpu
+figure, in cores over the measured part: the warm-up before it and the
+counts and histograms after it left out, as its rate leaves them out);
 when the worker generated rows (its 'generate' metric, seconds left out of
 its elapsed time), the inserting share of it: elapsed / (elapsed +
 generate), as the plain loops count theirs (generation's wall time is no
-measure of its CPU time on a busy machine).
+measure of its CPU time on a busy machine), which process_cpu × elapsed
+is. A worker that does not report process_cpu is measured from /proc,
+from the run message, or WARMUP_S seconds after it when the job has a
+warm-up, to the final event.
 """
 import json
 import os
@@ -62,9 +66,13 @@ def main():
     p.wait()
     if fin["status"] != "ok":
         sys.exit("worker: " + fin["status"] + " " + fin.get("error", ""))
-    generate = next((m["value"] for m in fin.get("metrics", []) if m["name"] == "generate"), 0)
+    metrics = {m["name"]: m["value"] for m in fin.get("metrics", [])}
     elapsed = fin["elapsed_s"]
-    print(round(fin["done"] / elapsed), round(fin["done"] / (cpu * elapsed / (elapsed + generate))))
+    if "process_cpu" in metrics:
+        cpu = metrics["process_cpu"] * elapsed
+    else:
+        cpu *= elapsed / (elapsed + metrics.get("generate", 0))
+    print(round(fin["done"] / elapsed), round(fin["done"] / cpu))
 
 
 main()

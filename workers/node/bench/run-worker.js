@@ -3,9 +3,10 @@
 // prints its throughput: {"rows_per_s": …, "cpu_rows_per_s": …} for
 // insert, {"ops_per_s": …, "cpu_ops_per_s": …} otherwise: done over
 // elapsed_s of the final event, and done over the CPU time the worker's
-// process used from the run's start to its final event (less the share of
-// the rows' generation, which the plain loop does before its clock starts),
-// a figure other work on a shared machine disturbs far less. With STEADY
+// process used over that measured part (its process_cpu figure, less the
+// share of the rows' generation, which the plain loop does before its
+// clock starts), a figure other work on a shared machine disturbs far
+// less. With STEADY
 // set, a read's CPU figure is its steady part alone: the operations its
 // interval reports counted after the first, up to the last whole one, over
 // the CPU time used between those reports (plain-read.js measures its own
@@ -42,7 +43,6 @@ const child = spawn(process.execPath, [path.join(__dirname, '..', 'worker.js')],
   stdio: ['pipe', 'pipe', 'inherit'],
 });
 const send = (m) => child.stdin.write(JSON.stringify(m) + '\n');
-let cpu0 = 0;
 const steady = []; // {done, cpu} at each interval report
 
 // cpuSeconds is the CPU time (user and system) process pid has used, from
@@ -63,7 +63,6 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
     steady.push({ done, cpu });
   }
   if (ev.t === 'setup_done') {
-    cpu0 = cpuSeconds(child.pid);
     send({ t: 'run' });
   }
   if (ev.t === 'final') {
@@ -75,16 +74,21 @@ readline.createInterface({ input: child.stdout }).on('line', (line) => {
     for (const s of ['', '-wal', '-shm']) {
       fs.rmSync(file + s, { force: true });
     }
-    // The worker leaves the rows' generation and its recording out of its
-    // elapsed time, and reports them as wall time. The CPU time of the
-    // measured part is the run's in the same proportion: a wall time is no
-    // measure of CPU time when the process is stopped or waits for a CPU
-    // (compare.sh's INTERLEAVE stops it half the time), and the proportion
-    // treats both parts alike.
-    const left = (ev.metrics || [])
-      .filter((m) => m.name === 'generate' || m.name === 'record')
-      .reduce((s, m) => s + m.value, 0);
-    const cpu = ((cpuSeconds(child.pid) - cpu0) * ev.elapsed_s) / (ev.elapsed_s + left);
+    // The worker reports the CPU time its process used over the measured
+    // part (process_cpu, in cores: every thread's, from the measured start
+    // to its end), the part its rate counts: not the thread start, the
+    // row counts or the final histograms around it. It leaves the rows'
+    // generation (and a recording done off the clock) out of elapsed_s and
+    // reports them as wall time; the CPU time of the rest is the measured
+    // part's in the same proportion, process_cpu × elapsed_s: a wall time
+    // is no measure of CPU time when the process is stopped or waits for a
+    // CPU (compare.sh's INTERLEAVE stops it half the time), and the
+    // proportion treats both parts alike.
+    const pc = (ev.metrics || []).find((m) => m.name === 'process_cpu');
+    if (!pc) {
+      throw new Error('the final event has no process_cpu');
+    }
+    const cpu = pc.value * ev.elapsed_s;
     const key = workload === 'insert' ? 'rows_per_s' : 'ops_per_s';
     let perCPU = ev.done / cpu;
     if (process.env.STEADY && workload !== 'insert' && steady.length > 2) {

@@ -10,9 +10,9 @@
 //!   litebench-rust-bench worker-read DIR BIN   the worker's reads: ops/s
 //!
 //! Each prints two rates: per second of wall time, and per second of CPU
-//! time of the process doing the work (for the worker, between set-up and
-//! the final event; for an insert, the inserting share of it, see
-//! insert_cpu), which a busy machine disturbs much less.
+//! time of the process doing the work (for the worker, over its measured
+//! part, as its process_cpu figure gives it; for an insert, the inserting
+//! share of it, see insert_cpu), which a busy machine disturbs much less.
 //!
 //! ROWS (default 1000000), READ_ROWS (100000) and SECONDS (10) change the
 //! sizes; READS, when set, runs that many reads instead of SECONDS of them
@@ -241,19 +241,28 @@ fn through_worker(bin: &str, job: Value) -> (Value, f64) {
 
 /// The worker's rates: done per second of its elapsed time, and per
 /// second of its CPU time (its inserting share, when it generated rows, as
-/// the plain side counts its own).
+/// the plain side counts its own). The CPU time is the measured part's,
+/// which the worker reports as process_cpu (cores over the measured part,
+/// its set-up of threads, row counts and final histograms left out, as the
+/// rate leaves them out); cpu, the process's from the run message to the
+/// final event, stands in for a build that does not report it.
 fn worker_rates(fin: &Value, cpu: f64) -> Rates {
     let done = fin["done"].as_f64().unwrap();
-    let generate = fin["metrics"]
-        .as_array()
-        .and_then(|m| m.iter().find(|m| m["name"] == "generate"))
-        .and_then(|m| m["value"].as_f64())
-        .unwrap_or(0.0);
+    let metric = |name: &str| {
+        fin["metrics"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["name"] == name))
+            .and_then(|m| m["value"].as_f64())
+    };
+    let generate = metric("generate").unwrap_or(0.0);
     let elapsed = fin["elapsed_s"].as_f64().unwrap();
-    Rates(
-        done / elapsed,
-        done / insert_cpu(cpu, elapsed, elapsed + generate),
-    )
+    // process_cpu × (elapsed + generate) is the measured part's CPU time;
+    // its inserting share is process_cpu × elapsed.
+    let cpu = match metric("process_cpu") {
+        Some(cores) => cores * elapsed,
+        None => insert_cpu(cpu, elapsed, elapsed + generate),
+    };
+    Rates(done / elapsed, done / cpu)
 }
 
 fn settings() -> Value {
