@@ -64,6 +64,11 @@ func TestUnusedOpsLeftOut(t *testing.T) {
 	}
 }
 
+// BenchmarkObserve records into a histogram that stays in the caches, as
+// no worker's does: the pending batch (Recorder.pend) costs some 4 ns an
+// observation more here (12.6 against 8.3 ns on the development machine)
+// and saves more where the database's work evicts the counts between two
+// observations (a Go insert: 2.4 % more rows per CPU second).
 func BenchmarkObserve(b *testing.B) {
 	r := NewRecorder(Ops{"op"})
 	r.Observe(0, time.Microsecond)
@@ -323,6 +328,45 @@ func TestIntervalsAddUpToRun(t *testing.T) {
 			coarse.Merge(run)
 			if !coarse.Equals(sum[k].Hist) {
 				t.Errorf("%s: the run's histogram differs from the intervals'", ops[k])
+			}
+		}
+	}
+}
+
+// TestPendingCountsReachMerge: service times wait in batches before they
+// are counted; Merge's histograms hold every one, whatever the batch's
+// fill, in the op kind it belongs to, as recording each into the library's
+// histogram gives, overruns and open-loop operations among them.
+func TestPendingCountsReachMerge(t *testing.T) {
+	ops := Ops{"a", "b"}
+	for _, n := range []int{0, 1, pendingLen - 1, pendingLen, pendingLen + 1, 5*pendingLen + 17} {
+		r := NewRecorder(ops)
+		want := []*hdr.Histogram{NewHistogram(), NewHistogram()}
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		for i := range n {
+			op := rng.IntN(2)
+			d := time.Duration(1 + rng.Int64N(int64(time.Second)))
+			switch i % 7 {
+			case 3:
+				r.ObserveOverrun(op, d)
+			case 5:
+				r.ObserveScheduled(op, d, 2*d, false)
+			default:
+				r.ObserveN(op, 3, d)
+			}
+			want[op].RecordValue(int64(d)) //nolint:errcheck // in range
+		}
+		got := map[string]*hdr.Histogram{}
+		for _, o := range Merge(ops, []*Recorder{r}) {
+			got[o.Name] = o.Service
+		}
+		for i, name := range ops {
+			g := got[name]
+			if g == nil {
+				g = NewHistogram()
+			}
+			if !g.Equals(want[i]) {
+				t.Errorf("%d observations: op %s: merged service time has %d values, want %d, the same", n, name, g.TotalCount(), want[i].TotalCount())
 			}
 		}
 	}
