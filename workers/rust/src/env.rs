@@ -152,10 +152,12 @@ impl Env {
 
     /// The CPU the whole process used over the measured part, every
     /// thread's, in cores, as the Go worker reports process_cpu (none for
-    /// a workload that marks no end, or a warm-up that never ended).
+    /// a workload that marks no end: a scan). A warm-up that outlasted an
+    /// interrupted run is in it, as it is in that run's elapsed time (the
+    /// measured start stays the run's until the warm-up ends).
     pub fn process_cpu(&self) -> Option<f64> {
         let (a, b) = (self.cpu0_at.load(Relaxed), self.cpu1_at.load(Relaxed));
-        (a > 0 && b > a && self.started() != 0)
+        (a > 0 && b > a)
             .then(|| (self.cpu1.load(Relaxed) - self.cpu0.load(Relaxed)) as f64 / (b - a) as f64)
     }
 
