@@ -6,8 +6,7 @@
 // process used over that measured part (its process_cpu figure, less the
 // share of the rows' generation, which the plain loop does before its
 // clock starts), a figure other work on a shared machine disturbs far
-// less. With STEADY
-// set, a read's CPU figure is its steady part alone: the operations its
+// less. With STEADY set, a read's CPU figure is its steady part alone: the operations its
 // interval reports counted after the first, up to the last whole one, over
 // the CPU time used between those reports (plain-read.js measures its own
 // from its first whole second to its last).

@@ -453,7 +453,6 @@ class Run {
     const ops = this.plan.kind === 'ops';
     if (!ops || !(w.warmup > 0)) {
       times[S.CPU0] = clock.cpu(); // process_cpu's start: the measured start
-      times[S.CPU0_AT] = t0;
       times[S.START] = t0;
       times[S.DEADLINE] = ops && !(w.rate > 0) && w.duration > 0 ? t0 + w.duration : 0;
       Atomics.store(ctl, S.PHASE, 2);

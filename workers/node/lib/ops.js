@@ -247,7 +247,6 @@ function begin(T, t) {
   if (Atomics.compareExchange(ctl, S.PHASE, 0, 1) === 0) {
     times[S.START] = t;
     times[S.CPU0] = cpu(); // process_cpu: from the end of the warm-up
-    times[S.CPU0_AT] = now();
     const d = T.plan.w.duration;
     times[S.DEADLINE] = d > 0 && !(T.plan.w.rate > 0) ? t + d : 0;
     Atomics.store(ctl, S.PHASE, 2);

@@ -26,7 +26,6 @@ const START = 1; // the measured start
 const DEADLINE = 2; // the end of the measured window (0: none)
 const CANCEL_AT = 3; // when the run was cancelled
 const CPU0 = 4; // the process's CPU time at the measured start (clock.cpu)
-const CPU0_AT = 5; // when CPU0 was read (0: not yet)
 const DONE = 8; // doneAt(t): rows or operations thread t has done
 
 // doneAt is thread t's done counter: one 64-byte line each, so that
@@ -295,7 +294,6 @@ module.exports = {
   DEADLINE,
   CANCEL_AT,
   CPU0,
-  CPU0_AT,
   DONE,
   doneAt,
   RING,

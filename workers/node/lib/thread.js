@@ -360,12 +360,11 @@ function post(stats) {
   let start;
   let end = now();
   const cpu1 = cpu();
-  const cpuFrom = v.times[S.CPU0_AT];
-  if (cpuFrom > 0 && end > cpuFrom) {
+  if (Atomics.load(ctl, S.PHASE) === 2 && end > v.times[S.START]) {
     // The process's CPU over the measured part, every thread's, in cores,
     // as the Go worker reports it: from the measured start (the end of a
-    // warm-up) to now, every thread done.
-    figure('process_cpu', 'cores', '', (cpu1 - v.times[S.CPU0]) / (end - cpuFrom));
+    // warm-up, where CPU0 was read) to now, every thread done.
+    figure('process_cpu', 'cores', '', (cpu1 - v.times[S.CPU0]) / (end - v.times[S.START]));
   }
   switch (plan.kind) {
     case 'insert':
