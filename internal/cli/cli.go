@@ -21,8 +21,9 @@ import (
 // Exit codes.
 const (
 	ExitOK          = 0
-	ExitFailed      = 1 // a run failed
-	ExitUsage       = 2 // bad input; nothing was touched
+	ExitFailed      = 1  // a run failed
+	ExitUsage       = 2  // bad input; nothing was touched
+	ExitGate        = 99 // compare --fail-if: a threshold was crossed
 	ExitInterrupted = 130
 )
 
@@ -110,6 +111,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInterrupted
 	case errors.Is(err, errFailed):
 		return ExitFailed
+	case errors.Is(err, errGate):
+		return ExitGate
 	default:
 		fmt.Fprintln(stderr, "litebench: "+err.Error())
 		return ExitFailed
@@ -198,19 +201,26 @@ func cmdVersion(ctx context.Context, args []string, out, errw io.Writer) error {
     litebench version - print litebench's version
 
 SYNOPSIS
-    litebench version
+    litebench version [--short]
     litebench --version
 
 DESCRIPTION
     Prints the release, the commit it was built from (and whether the tree
     was modified), the Go version and platform, and the targets built in.
-`, examples: []string{"litebench version"}, seeAlso: []string{"list targets"}}
+    --short prints only the version as every result records it
+    (release+commit), the value 'compare --where litebench=V' selects.
+`, examples: []string{"litebench version", "litebench version --short"}, seeAlso: []string{"list targets", "compare"}}
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	short := fs.Bool("short", false, "print only the version results record (release+commit)")
 	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("version: takes no arguments")
+	}
+	if *short {
+		fmt.Fprintln(out, runner.Fingerprint(nopTarget{}, "", "").Litebench)
+		return nil
 	}
 	v, commit, dirty := runner.BuildVersion()
 	fmt.Fprintln(out, "litebench", v)

@@ -83,15 +83,36 @@ DESCRIPTION
 
     --where and --vs pick the two sides out of the given runs (default: the
     newest sweep; --all: every stored run). Keys: target, workload, any
-    setting (journal, sync, pool, ...) or workload parameter.
+    setting (journal, sync, pool, ...) or workload parameter, and litebench
+    (the version that ran: 'litebench version --short').
 
     A median's 95% interval needs 6 runs, and a difference between 3+3
     runs can never be significant at 95%: use --repeat 6 for claims; the
     notes under the table say where the runs are too few.
+
+A GATE FOR CI
+    --fail-if 'METRIC < CHANGE%' or 'METRIC > CHANGE%' (several allowed)
+    makes compare a gate: it exits 99 (as k6 does for thresholds) when a
+    cell's change from A to B crosses a threshold beyond noise, that is
+    when all three hold:
+      - the change is significant (Mann-Whitney U, 95%);
+      - its median is beyond the threshold;
+      - its 95% confidence interval (Hodges-Lehmann, the interval that goes
+        with the test) lies wholly beyond the threshold.
+    METRIC is throughput (the headline), a latency figure of every op
+    (p50, p99, p999, p9999, mean, max) or of one ('read p99'), or a figure
+    the results name. CHANGE is signed: 'throughput < -5%' fails a drop of
+    more than 5%, 'p99 > +10%' a rise of more than 10%.
+    When the runs are too few to bound a change that crossed a threshold
+    (fewer than 4 per side), the gate says "not enough runs to decide" with
+    the --repeat to use and exits 0; --undecided fail makes that exit 99
+    too. A threshold that matches no metric is bad input (exit 2).
+    Every failing cell is printed with its change, interval and p-value.
 `, examples: []string{
 		"litebench compare 3f2a 9c1b",
 		"litebench compare --where target=mattn --vs target=modernc --last",
 		"litebench compare --where journal=delete --vs journal=wal --all --format csv",
+		"litebench compare BASE NEW --fail-if 'throughput < -5%' --fail-if 'p99 > +10%'",
 	}, seeAlso: []string{"runs", "show", "report"}}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store")
@@ -100,10 +121,24 @@ DESCRIPTION
 	vs := fs.String("vs", "", "side B: key=value,...")
 	last := fs.Bool("last", false, "pick from the newest sweep")
 	all := fs.Bool("all", false, "pick from every stored run")
+	failIf := fs.StringArray("fail-if", nil, "a gate: exit 99 when a change crosses 'METRIC < CHANGE%' or 'METRIC > CHANGE%' beyond noise (repeatable; see A GATE FOR CI)")
+	undecided := fs.String("undecided", "pass", "what a gate does when the runs are too few to decide a crossing: pass (exit 0 with guidance) or fail (exit 99)")
 	fs.SetAnnotation("where", "litebench-help-value", []string{"K=V[,K=V]"})
 	fs.SetAnnotation("vs", "litebench-help-value", []string{"K=V[,K=V]"})
+	fs.SetAnnotation("fail-if", "litebench-help-value", []string{"'METRIC <|> CHANGE%'"})
 	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
+	}
+	var thresholds []report.Threshold
+	for _, v := range *failIf {
+		t, err := report.ParseThreshold(v)
+		if err != nil {
+			return usagef("--fail-if %v", err)
+		}
+		thresholds = append(thresholds, t)
+	}
+	if *undecided != "pass" && *undecided != "fail" {
+		return usagef("--undecided %q: give pass or fail", *undecided)
 	}
 	switch *format {
 	case "table", "markdown", "csv":
@@ -153,6 +188,9 @@ DESCRIPTION
 			}
 		}
 	}
+	if len(thresholds) > 0 {
+		return compareGate(a, b, thresholds, *undecided == "fail", *format, out)
+	}
 	c, err := report.Compare(a, b)
 	if err != nil {
 		return usageError{err.Error()}
@@ -161,6 +199,49 @@ DESCRIPTION
 		return c.WriteCSV(out)
 	}
 	return c.Table().Render(out, *format)
+}
+
+// errGate ends a compare whose --fail-if gate failed (exit 99).
+var errGate = errors.New("a --fail-if threshold was crossed")
+
+// compareGate prints the comparison, then the gate's verdicts.
+func compareGate(a, b []*results.Result, ts []report.Threshold, strict bool, format string, out io.Writer) error {
+	c, g, err := report.CompareGate(a, b, ts)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if len(g.Unmatched) > 0 {
+		return usagef("--fail-if %q: no compared metric has that name (throughput, p50, p99, 'OP p99', or a figure the results name)", g.Unmatched[0])
+	}
+	if format == "csv" {
+		err = c.WriteCSV(out)
+	} else {
+		err = c.Table().Render(out, format)
+	}
+	if err != nil {
+		return err
+	}
+	fails, undecided := 0, 0
+	for _, v := range g.Verdicts {
+		switch {
+		case v.Fail:
+			fails++
+			fmt.Fprintf(out, "gate: FAIL %s: %s: %s %s\n", v.Threshold.Text, v.Cell, v.Row.Metric, v.Why)
+		case v.Undecided:
+			undecided++
+			fmt.Fprintf(out, "gate: not enough runs to decide %s: %s: %s %s; use --repeat %d or more on both sides\n", v.Threshold.Text, v.Cell, v.Row.Metric, v.Why, report.RunsToDecide)
+		}
+	}
+	switch {
+	case g.Failed(strict):
+		fmt.Fprintf(out, "gate: failed (%d of %d checks crossed a threshold beyond noise, %d undecided)\n", fails, g.Judged, undecided)
+		return errGate
+	case undecided > 0:
+		fmt.Fprintf(out, "gate: passed, but %d of %d checks could not be decided (--undecided fail makes them fail)\n", undecided, g.Judged)
+	default:
+		fmt.Fprintf(out, "gate: passed (%d checks)\n", g.Judged)
+	}
+	return nil
 }
 
 func cmdExport(ctx context.Context, args []string, out, errw io.Writer) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,7 +79,10 @@ func (m metric) title() string {
 	return strings.TrimSpace(m.name + " " + m.unit)
 }
 
-func metricsOf(rs []*results.Result) []metric {
+// metricsOf is the metrics compared: the headline, p50 and p99 of every
+// op, and the extra ones asked for: percentiles ("p999", "read p999") or
+// the result's named figures ("wal_max_bytes").
+func metricsOf(rs []*results.Result, extra []string) []metric {
 	higher := len(rs) == 0 || rs[0].Headline().Better != units.Lower
 	ms := []metric{{results.Throughput, headlineUnit(rs), higher, func(r *results.Result) (float64, bool) {
 		return r.Headline().Value, r.Status == results.StatusOK
@@ -91,7 +95,13 @@ func metricsOf(rs []*results.Result) []metric {
 			}
 			seen[o.Name] = true
 			name := o.Name
-			for _, p := range []string{"p50", "p99"} {
+			pcts := []string{"p50", "p99"}
+			for _, e := range extra {
+				if isLatencyKey(e) && !slices.Contains(pcts, e) {
+					pcts = append(pcts, e)
+				}
+			}
+			for _, p := range pcts {
 				ms = append(ms, metric{name + " " + p, units.Microseconds, false, func(r *results.Result) (float64, bool) {
 					op := r.Op(name)
 					if op == nil || op.Count == 0 || r.Status != results.StatusOK {
@@ -104,7 +114,46 @@ func metricsOf(rs []*results.Result) []metric {
 			}
 		}
 	}
+	for _, e := range extra {
+		if isLatencyKey(e) || e == results.Throughput {
+			continue
+		}
+		name := e
+		var unit string
+		better := units.Lower
+		found := false
+		for _, r := range rs {
+			for _, m := range r.Metrics {
+				if m.Name == name {
+					unit, better, found = string(m.Unit), m.Better, true
+				}
+			}
+		}
+		if found {
+			ms = append(ms, metric{name, unit, better == units.Higher, func(r *results.Result) (float64, bool) {
+				v, ok := r.Metric(name)
+				return v, ok && r.Status == results.StatusOK
+			}})
+		}
+	}
 	return ms
+}
+
+// isLatencyKey says whether k names a figure of an op's latency.
+func isLatencyKey(k string) bool {
+	switch k {
+	case "min", "mean", "max":
+		return true
+	}
+	if len(k) < 3 || k[0] != 'p' {
+		return false
+	}
+	for _, c := range k[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Comparison is what Compare found: for every pair of cells and every
@@ -133,12 +182,23 @@ type ComparisonRow struct {
 	Pct         float64
 	Significant bool
 	Delta       string
+	// ChangeLo..ChangeHi is the 95% interval of the change in percent
+	// (stats.ChangeCI); Bounded is false when the samples are too small
+	// to give one.
+	ChangeLo, ChangeHi float64
+	Bounded            bool
 }
 
 // Compare pairs the cells of a and b and tests every metric. Fields that
 // take one value on each side, different between the sides, are what is
 // compared; cells are matched on every other field.
 func Compare(a, b []*results.Result) (*Comparison, error) {
+	return compare(a, b, nil)
+}
+
+// compare is Compare with more metrics than the defaults: the
+// percentiles and named figures a gate asks for.
+func compare(a, b []*results.Result, extra []string) (*Comparison, error) {
 	if len(a) == 0 || len(b) == 0 {
 		return nil, fmt.Errorf("nothing to compare: side A has %d runs, side B %d", len(a), len(b))
 	}
@@ -202,7 +262,7 @@ func Compare(a, b []*results.Result) (*Comparison, error) {
 		return strings.Join(parts, " ")
 	}
 	out := &Comparison{A: sideName(a), B: sideName(b), Fields: vary}
-	ms := metricsOf(all)
+	ms := metricsOf(all, extra)
 	paired := 0
 	minA, minB := -1, -1 // the smallest pair of samples
 	fewest := -1
@@ -223,12 +283,14 @@ func Compare(a, b []*results.Result) (*Comparison, error) {
 				fewest = min(len(va), len(vb))
 			}
 			cmp := stats.Compare(va, vb)
+			lo, hi, bounded := stats.ChangeCI(va, vb)
 			better := string(units.Lower)
 			if m.higher {
 				better = string(units.Higher)
 			}
 			out.Rows = append(out.Rows, ComparisonRow{Cell: c.vals, Metric: m.name, Unit: m.unit, Better: better,
-				A: cmp.A, B: cmp.B, P: cmp.P, Pct: cmp.Pct, Significant: cmp.Significant, Delta: cmp.Delta})
+				A: cmp.A, B: cmp.B, P: cmp.P, Pct: cmp.Pct, Significant: cmp.Significant, Delta: cmp.Delta,
+				ChangeLo: lo, ChangeHi: hi, Bounded: bounded})
 		}
 	}
 	if paired == 0 {
@@ -266,14 +328,7 @@ func (c *Comparison) Table() *Table {
 		Right:   []bool{false, false, true, true, true, true, true}, Notes: c.Notes}
 	last := ""
 	for _, r := range c.Rows {
-		var parts []string
-		for i, f := range c.Fields {
-			parts = append(parts, f+"="+r.Cell[i])
-		}
-		label := strings.Join(parts, " ")
-		if label == "" {
-			label = "(all)"
-		}
+		label := c.cellLabel(r)
 		shown := label
 		if label == last {
 			shown = ""

@@ -437,6 +437,8 @@ func (r *Result) Get(key string) (string, bool) {
 		return r.EngineVersion, true
 	case "client_version":
 		return r.ClientVersion, true
+	case "litebench":
+		return r.Env.Litebench, true
 	}
 	if v, ok := r.Settings[key]; ok {
 		return v, true
