@@ -171,23 +171,43 @@ func cmdShow(ctx context.Context, args []string, out, errw io.Writer) error {
 
 SYNOPSIS
     litebench show [--format F] [--store FILE] RUN_OR_SWEEP_ID... | --last
+    litebench show --format hgrm [--op NAME] RUN_ID
 
 DESCRIPTION
     Prints runs (by run id, a unique prefix of one, or a sweep id) in any
     output format: table, markdown, csv, json, benchfmt. A suite's sweep
     prints as the suite printed it, its own tables in order (as table or
     markdown; the other formats print every run).
-`, examples: []string{"litebench show --last", "litebench show --last --format markdown", "litebench show 3f2a --format benchfmt"},
+
+    For other tools: github-action-benchmark writes that action's
+    customBiggerIsBetter JSON (one entry per cell: the median headline over
+    its repetitions, its 95% interval as the range); bencher writes the
+    Bencher Metric Format (per cell: throughput with lower and upper
+    values, and each op's p50 and p99 in microseconds); hgrm writes one
+    run's latency histogram of one op (--op; by default the op the run's
+    tables show) as HdrHistogram's percentile distribution, wrk2's --latency
+    layout that the HdrHistogram plotter reads, in milliseconds: response
+    time under a target rate, service time otherwise. HdrHistogram's
+    interval log (hlog) is not offered: results keep each interval's
+    rates and p99, not its histogram.
+`, examples: []string{"litebench show --last", "litebench show 3f2a --format benchfmt",
+		"litebench show --last --format bencher > bmf.json", "litebench show 3f2a --format hgrm --op read > read.hgrm"},
 		seeAlso: []string{"runs", "compare", "report", "export"}}
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store file")
-	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt")
+	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt, github-action-benchmark, bencher, hgrm")
 	last := fs.Bool("last", false, "show the newest sweep")
+	op := fs.String("op", "", "with --format hgrm: the op whose latency to write")
 	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
-	if err := report.CheckFormat(*format); err != nil {
-		return usageError{err.Error()}
+	if *format != "hgrm" {
+		if err := report.CheckFormat(*format); err != nil {
+			return usageError{fmt.Sprintf("%v, hgrm", err)}
+		}
+		if *op != "" {
+			return usagef("show: --op goes with --format hgrm")
+		}
 	}
 	if fs.NArg() == 0 && !*last {
 		return usagef("show: name a run or sweep id (see 'litebench runs'), or pass --last")
@@ -209,6 +229,15 @@ DESCRIPTION
 			return usageError{err.Error()}
 		}
 		rs = append(rs, got...)
+	}
+	if *format == "hgrm" {
+		if len(rs) != 1 {
+			return usagef("show --format hgrm: name one run (%d given); 'litebench runs' lists their ids", len(rs))
+		}
+		if err := report.WriteHgrm(out, rs[0], *op); err != nil {
+			return usageError{err.Error()}
+		}
+		return nil
 	}
 	if *format == "table" || *format == "markdown" {
 		if ts := suiteTables(rs); len(ts) > 0 {

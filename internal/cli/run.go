@@ -68,7 +68,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.attach, "attach", false, "scan or paginate --db beside the litebench process that owns it, as it is (not created, reset, set up or removed)")
 	fs.StringVar(&c.store, "store", "litebench.db", "results store file")
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
-	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt")
+	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt, github-action-benchmark (its customBiggerIsBetter JSON), bencher (Bencher Metric Format)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress: no line as runs start, end or go on (notes and failures are still printed)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")

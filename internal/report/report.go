@@ -16,7 +16,7 @@ import (
 )
 
 // Formats lists the output formats.
-var Formats = []string{"table", "markdown", "csv", "json", "benchfmt"}
+var Formats = []string{"table", "markdown", "csv", "json", "benchfmt", "github-action-benchmark", "bencher"}
 
 // CheckFormat validates a --format value.
 func CheckFormat(f string) error {
@@ -628,6 +628,10 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 		return nil
 	case "benchfmt":
 		return WriteBenchfmt(w, rs)
+	case "github-action-benchmark":
+		return WriteGitHubActionBenchmark(w, rs)
+	case "bencher":
+		return WriteBencher(w, rs)
 	case "csv":
 		return WriteCSV(w, rs)
 	}
