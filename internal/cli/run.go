@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,11 +15,13 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/livemetrics"
 	"github.com/litebench/litebench/internal/own"
 	sweep "github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/report"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/runner"
+	"github.com/litebench/litebench/internal/serve"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/store"
 	"github.com/litebench/litebench/internal/target"
@@ -39,10 +42,12 @@ type common struct {
 	quiet    bool
 	series   time.Duration
 	walWarn  string
-	cpus     int
-	memory   string
-	repeat   int
-	settings map[string]*string
+	// metricsAddr is --metrics-addr: where live metrics are served.
+	metricsAddr string
+	cpus        int
+	memory      string
+	repeat      int
+	settings    map[string]*string
 	// defaults are the workload's own setting defaults.
 	defaults map[string]string
 
@@ -77,6 +82,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
 	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB; a run that needs more ends as failed (refused where cgroups are not writable)")
 	fs.Var(dsnList{&c.dsn}, "dsn", dsnUsage)
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, for Prometheus) at http://ADDR/metrics while the runs go on, e.g. 127.0.0.1:9464; port 0 picks a free port")
 	c.settings = registerSettings(fs)
 }
 
@@ -96,6 +102,9 @@ type plan struct {
 	// run is this process's marked directory: its lock tells readers of
 	// the store that the runs begun here are still running.
 	run *own.Dir
+	// live serves --metrics-addr; liveShown says its address was printed.
+	live      *livemetrics.Server
+	liveShown bool
 }
 
 // usage turns the planner's input errors into usage errors (exit 2).
@@ -200,6 +209,11 @@ func (c *common) checkPaths(dbPath string) error {
 	if c.dir != "" && !isDir(c.dir) {
 		return usagef("--dir %s: not an existing directory; create it first", c.dir)
 	}
+	if c.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.metricsAddr); err != nil {
+			return usagef("--metrics-addr %q: give HOST:PORT, e.g. 127.0.0.1:9464", c.metricsAddr)
+		}
+	}
 	if !c.noStore {
 		if dir := filepath.Dir(c.store); !isDir(dir) {
 			return usagef("--store %s: directory %s does not exist", c.store, dir)
@@ -229,6 +243,13 @@ func (p *plan) open(ctx context.Context) error {
 }
 
 func (p *plan) create() error {
+	if p.c.metricsAddr != "" {
+		l, err := livemetrics.Listen(p.c.metricsAddr)
+		if err != nil {
+			return usagef("--metrics-addr %s: %v; choose another port (0 picks a free one)", p.c.metricsAddr, err)
+		}
+		p.live = l
+	}
 	own.CleanStale() // directories of killed runs
 	if p.dbPath != "" && p.usesFile() {
 		l, err := own.LockDB(p.dbPath, p.c.attach)
@@ -273,6 +294,9 @@ func (p *plan) usesFile() bool {
 }
 
 func (p *plan) close() {
+	if p.live != nil {
+		p.live.Close()
+	}
 	p.closeServers()
 	if p.store != nil {
 		p.store.Close()
@@ -292,9 +316,19 @@ func (p *plan) close() {
 // it ends and, with --format json, written to out at once.
 func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 	walWarn, _ := settings.ParseSize(p.c.walWarn)
+	if p.live != nil && !p.liveShown {
+		p.liveShown = true
+		fmt.Fprintf(errw, "live metrics: http://%s/metrics\n", p.live.Addr())
+		if e := serve.Exposure(p.live.Addr()); e != "" {
+			fmt.Fprintf(errw, "warning: metrics served on %s, %s: anyone who can reach this machine can read them; --metrics-addr 127.0.0.1:PORT serves this machine only\n", p.live.Addr(), e)
+		}
+	}
 	return sweep.Executor{
 		Run: runner.Run,
 		Start: func(sp *runner.Spec) error {
+			if p.live != nil {
+				sp.Live = p.live.Start(runner.Pending(*sp))
+			}
 			if p.c.progress > 0 && !p.c.quiet {
 				sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
 			}
@@ -317,6 +351,9 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			return nil
 		},
 		Done: func(sp *runner.Spec, r *results.Result) error {
+			if p.live != nil {
+				p.live.End(sp.RunID)
+			}
 			if n := conformNote(p.store, r.Target); n != "" {
 				r.Notes = append(r.Notes, n)
 			}

@@ -80,6 +80,11 @@ type Spec struct {
 	// Instance, when set, is the server instance the run uses (the
 	// durability audit's cluster): the runner neither starts nor stops it.
 	Instance engine.Instance
+	// Live, when set, receives every interval event with the files'
+	// sizes at its end (sized is false when the engine has no files to
+	// probe): the live metrics endpoint. Intervals are then on even with
+	// no progress and no series.
+	Live func(ev worker.Event, files engine.Probe, sized bool)
 }
 
 // Reuser is implemented by workloads that read data they can reuse from a
@@ -322,6 +327,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 // the progress interval when that is shorter or the only one.
 func (sp Spec) interval() time.Duration {
 	iv := sp.SeriesInterval
+	if sp.Live != nil && iv <= 0 {
+		iv = time.Second
+	}
 	if p := sp.Interval; sp.Progress != nil && p > 0 && (iv <= 0 || p < iv) {
 		iv = p
 	}

@@ -103,7 +103,11 @@ func (s *sampler) interval(ev worker.Event) {
 			p.Errors[o.Name] = o.Errors
 		}
 	}
-	if fs, ok := s.inst.Probe(); ok {
+	fs, sized := s.inst.Probe()
+	if s.sp.Live != nil {
+		s.sp.Live(ev, fs, sized)
+	}
+	if sized {
 		p.DBBytes, p.WALBytes, p.SHMBytes, p.WALSeq = fs.DB, fs.WAL, fs.SHM, fs.WALSeq
 		if w := s.sp.WALWarn; w > 0 && fs.WAL > w && !s.warned {
 			s.warned = true
