@@ -19,6 +19,13 @@ import (
 // factor (throughput) and 1/factor (latency).
 func gateStore(t *testing.T, n int, factor, noise float64, seed uint64) string {
 	t.Helper()
+	return gateStoreOn(t, n, factor, noise, seed, "")
+}
+
+// gateStoreOn is gateStore with the candidate's runs on a machine whose
+// CPU model is cpu ("": the same machine as the base's).
+func gateStoreOn(t *testing.T, n int, factor, noise float64, seed uint64, cpu string) string {
+	t.Helper()
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(seed, 7))
 	var lines []string
@@ -34,6 +41,9 @@ func gateStore(t *testing.T, n int, factor, noise float64, seed uint64) string {
 			StartedAt: time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC), Rows: 1000, Elapsed: 0.1,
 			Ops: []results.Op{{Name: "insert", Count: 1000, Service: results.Latency{"p50": 100 / f, "p99": 1e6 / v}}},
 			Env: results.Env{Target: "mattn", OS: "linux", Arch: "amd64", Litebench: "v0-" + sweep}}
+		if sweep == "cand" && cpu != "" {
+			res.Env.CPUModel = cpu
+		}
 		res.SetHeadline(results.Metric{Name: results.Throughput, Unit: units.RowsPerSecond, Value: v, Better: units.Higher})
 		b, err := results.MarshalJSONLine(res)
 		if err != nil {
@@ -99,5 +109,22 @@ func TestCompareGate(t *testing.T) {
 		if o.code != ExitUsage || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
 			t.Errorf("--fail-if %q: exit %d, %q", bad, o.code, o.err)
 		}
+	}
+}
+
+// Runs from two machines are not compared unless asked, and a table of
+// them says so.
+func TestCompareAcrossMachines(t *testing.T) {
+	store := gateStoreOn(t, 6, 1, 0.02, 1, "Other CPU")
+	o := run(t, context.Background(), "compare", "base", "cand", "--store", store)
+	if o.code != ExitUsage || !strings.Contains(o.err, "2 machines") || !strings.Contains(o.err, "--across-machines") {
+		t.Errorf("across machines: exit %d %q", o.code, o.err)
+	}
+	if o := run(t, context.Background(), "compare", "base", "cand", "--store", store, "--across-machines"); o.code != 0 {
+		t.Errorf("--across-machines: exit %d %q", o.code, o.err)
+	}
+	o = run(t, context.Background(), "show", "--store", store, "base", "cand")
+	if !strings.Contains(o.out, "come from 2 machines") || !strings.Contains(o.out, "Other CPU") {
+		t.Errorf("a table of two machines' runs does not say so:\n%s", o.out)
 	}
 }

@@ -108,6 +108,9 @@ A GATE FOR CI
     the --repeat to use and exits 0; --undecided fail makes that exit 99
     too. A threshold that matches no metric is bad input (exit 2).
     Every failing cell is printed with its change, interval and p-value.
+
+    Runs from different machines (system, architecture, cores, CPU model)
+    are not compared unless --across-machines is given.
 `, examples: []string{
 		"litebench compare 3f2a 9c1b",
 		"litebench compare --where target=mattn --vs target=modernc --last",
@@ -122,6 +125,7 @@ A GATE FOR CI
 	last := fs.Bool("last", false, "pick from the newest sweep")
 	all := fs.Bool("all", false, "pick from every stored run")
 	failIf := fs.StringArray("fail-if", nil, "a gate: exit 99 when a change crosses 'METRIC < CHANGE%' or 'METRIC > CHANGE%' beyond noise (repeatable; see A GATE FOR CI)")
+	across := fs.Bool("across-machines", false, "compare runs from different machines (refused by default: their figures are not comparable)")
 	undecided := fs.String("undecided", "pass", "what a gate does when the runs are too few to decide a crossing: pass (exit 0 with guidance) or fail (exit 99)")
 	fs.SetAnnotation("where", "litebench-help-value", []string{"K=V[,K=V]"})
 	fs.SetAnnotation("vs", "litebench-help-value", []string{"K=V[,K=V]"})
@@ -187,6 +191,9 @@ A GATE FOR CI
 				b = append(b, r)
 			}
 		}
+	}
+	if ms := results.Machines(append(append([]*results.Result(nil), a...), b...)); len(ms) > 1 && !*across {
+		return usagef("compare: the runs come from %d machines (%s); figures from different machines are not comparable: compare runs of one machine, or pass --across-machines", len(ms), strings.Join(ms, "; "))
 	}
 	if len(thresholds) > 0 {
 		return compareGate(a, b, thresholds, *undecided == "fail", *format, out)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,10 +45,12 @@ type common struct {
 	walWarn  string
 	// metricsAddr is --metrics-addr: where live metrics are served.
 	metricsAddr string
-	cpus        int
-	memory      string
-	repeat      int
-	settings    map[string]*string
+	// shard (K/N) and sweepID: --shard and --sweep-id.
+	shard, sweepID string
+	cpus           int
+	memory         string
+	repeat         int
+	settings       map[string]*string
 	// defaults are the workload's own setting defaults.
 	defaults map[string]string
 
@@ -82,6 +85,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
 	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB; a run that needs more ends as failed (refused where cgroups are not writable)")
 	fs.Var(dsnList{&c.dsn}, "dsn", dsnUsage)
+	fs.StringVar(&c.shard, "shard", "", "run only shard K of N of the sweep's cells (K/N, e.g. 2/3): every N-th cell from the K-th, repeats kept interleaved; needs --sweep-id so that the shards make one sweep")
+	fs.StringVar(&c.sweepID, "sweep-id", "", "name the sweep (letters, digits, '.', '_', '-'); its runs are ID.1, ID.2, ... in plan order, so shards of one sweep share it")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve live metrics (OpenMetrics, for Prometheus) at http://ADDR/metrics while the runs go on, e.g. 127.0.0.1:9464; port 0 picks a free port")
 	c.settings = registerSettings(fs)
 }
@@ -275,6 +280,21 @@ func (p *plan) create() error {
 		}
 		s.SetLock(d.LockPath())
 		p.store = s
+		if p.c.sweepID != "" {
+			ids := make([]string, len(p.specs))
+			for i, c := range p.specs {
+				ids[i] = c.RunID
+			}
+			held, err := s.Existing(ids)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				if held[id] {
+					return usagef("--sweep-id %s: %s already holds run %s; give a new sweep id", p.c.sweepID, p.c.store, id)
+				}
+			}
+		}
 	}
 	for i := range p.specs {
 		p.specs[i].Dir = p.dir
@@ -549,13 +569,26 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	if err != nil {
 		return nil, err
 	}
+	k, n, err := c.shardOf()
+	if err != nil {
+		return nil, err
+	}
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
 		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"),
+		IDs:          sweep.NewIDs(c.sweepID),
 	})
 	if err != nil {
 		return nil, usage(err)
+	}
+	if n > 0 {
+		all := len(pl.Cells)
+		pl.Cells = sweep.Shard(pl.Cells, k, n)
+		if len(pl.Cells) == 0 {
+			return nil, usagef("--shard %s: the sweep has %d cells, so shard %d has none; use at most %d shards", c.shard, all, k, all)
+		}
+		c.notes = append(c.notes, fmt.Sprintf("shard %d of %d: %d of the sweep's %d runs (%s)", k, n, len(pl.Cells), all, shardIDs(pl.Cells)))
 	}
 	c.kind = workload.DBKind(pl.Cells[0].Workload)
 	if err := c.checkServed(pl.Cells); err != nil {
@@ -570,6 +603,50 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 		}
 	}
 	return &plan{sweepID: pl.SweepID, specs: pl.Cells, c: c, dbPath: dbPath}, nil
+}
+
+// shardOf reads --shard K/N (n = 0 without it) and checks --sweep-id.
+func (c *common) shardOf() (k, n int, err error) {
+	if c.sweepID != "" && !validSweepID(c.sweepID) {
+		return 0, 0, usagef("--sweep-id %q: use letters, digits, '.', '_' and '-' only, starting with a letter or digit", c.sweepID)
+	}
+	if c.shard == "" {
+		return 0, 0, nil
+	}
+	ks, ns, ok := strings.Cut(c.shard, "/")
+	k, err1 := strconv.Atoi(ks)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, usagef("--shard %q: give K/N with 1 <= K <= N, e.g. 2/3", c.shard)
+	}
+	if c.sweepID == "" {
+		return 0, 0, usagef("--shard %s: give every shard the same --sweep-id (e.g. the CI run's number) so that their runs make one sweep", c.shard)
+	}
+	return k, n, nil
+}
+
+func validSweepID(id string) bool {
+	for i, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case i > 0 && (r == '.' || r == '_' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return id != "" && len(id) <= 100
+}
+
+// shardIDs lists a shard's run numbers briefly: "runs 2, 5, 8".
+func shardIDs(cells []sweep.Cell) string {
+	var ns []string
+	for _, c := range cells {
+		ns = append(ns, c.RunID[strings.LastIndex(c.RunID, ".")+1:])
+	}
+	if len(ns) > 8 {
+		ns = append(ns[:8], "...")
+	}
+	return "runs " + strings.Join(ns, ", ")
 }
 
 // paramLists reads the workload parameter flags: a comma list given to a

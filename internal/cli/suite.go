@@ -233,6 +233,9 @@ func cmdSuite(ctx context.Context, args []string, out, errw io.Writer) error {
 	if c.db != "" {
 		return usagef("suite: --db is not used by suites; use --dir to choose where bench files go")
 	}
+	if c.shard != "" || c.sweepID != "" {
+		return usagef("suite: --shard and --sweep-id shard the sweeps of one workload ('litebench insert ... --shard 1/3 --sweep-id ID'); a suite's steps depend on each other's results and run in one process")
+	}
 	ts, err := c.targetList()
 	if err != nil {
 		return err

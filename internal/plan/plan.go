@@ -64,6 +64,18 @@ func NewSweepID() string {
 	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// Shard returns shard k of n (1 <= k <= n) of cells: every n-th cell from
+// the k-th. Cells keep their run ids, so the shards' runs together are
+// the sweep's, and since repetitions go round the cells, each shard's
+// repetitions stay interleaved.
+func Shard(cells []Cell, k, n int) []Cell {
+	var out []Cell
+	for i := k - 1; i < len(cells); i += n {
+		out = append(out, cells[i])
+	}
+	return out
+}
+
 // Request describes a sweep of one workload kind.
 type Request struct {
 	Workload *workload.Spec

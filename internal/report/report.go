@@ -645,6 +645,9 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	if Repeated(rs) {
 		sum = RepeatTable(rs)
 	}
+	if ms := results.Machines(rs); len(ms) > 1 {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("These runs come from %d machines (%s): figures from different machines are not comparable.", len(ms), strings.Join(ms, "; ")))
+	}
 	if err := sum.Render(w, format); err != nil {
 		return err
 	}

@@ -115,6 +115,34 @@ type Env struct {
 	InForce map[string]string `json:"server_settings,omitempty"`
 }
 
+// Machine is the machine's fingerprint as comparisons judge it: system,
+// architecture, cores and CPU model (not the host name, which differs
+// between identical machines of a CI matrix). "" when unknown.
+func (e Env) Machine() string {
+	if e.OS == "" && e.CPUModel == "" {
+		return ""
+	}
+	m := fmt.Sprintf("%s/%s, %d cores", e.OS, e.Arch, e.Cores)
+	if e.CPUModel != "" {
+		m += ", " + e.CPUModel
+	}
+	return m
+}
+
+// Machines lists the distinct machine fingerprints of rs, in order of
+// first appearance (unknown ones left out).
+func Machines(rs []*Result) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if m := r.Env.Machine(); m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Point is one sample of a run's time series.
 type Point struct {
 	T        float64            `json:"t"` // seconds since the measured start

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -307,6 +309,9 @@ func (s *Store) Import(rs []*results.Result, replace bool) (replaced int, err er
 func (s *Store) Get(id string) ([]*results.Result, error) {
 	rs, err := s.query(`WHERE run_id = ? OR sweep_id = ? ORDER BY started_at, run_id`, id, id)
 	if err != nil || len(rs) > 0 {
+		// A sweep's runs in plan order, which for a sweep run in shards
+		// (each shard's runs in their own time) is not their start order.
+		sort.SliceStable(rs, func(i, j int) bool { return runNumber(rs[i]) < runNumber(rs[j]) })
 		return rs, err
 	}
 	rs, err = s.query(`WHERE run_id LIKE ? ORDER BY started_at`, id+"%")
@@ -320,6 +325,15 @@ func (s *Store) Get(id string) ([]*results.Result, error) {
 		return nil, fmt.Errorf("%q matches %d runs; give more of the id", id, len(rs))
 	}
 	return rs, nil
+}
+
+// runNumber is the n of a run id SWEEP.n (0 for ids of another form).
+func runNumber(r *results.Result) int {
+	if r.SweepID == "" || !strings.HasPrefix(r.RunID, r.SweepID+".") {
+		return 0
+	}
+	n, _ := strconv.Atoi(r.RunID[len(r.SweepID)+1:])
+	return n
 }
 
 // List returns the newest runs first, at most limit (0 = all).
