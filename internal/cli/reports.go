@@ -329,12 +329,15 @@ DESCRIPTION
 	if fs.NArg() == 0 {
 		return usagef("import: name a file of runs from 'litebench export' (- for stdin)")
 	}
-	if dir := filepath.Dir(*storePath); !isDir(dir) {
-		return usagef("--store %s: directory %s does not exist", *storePath, dir)
-	}
-	exists, err := own.Check(*storePath, own.Store)
-	if err != nil {
-		return usagef("--store: %v", err)
+	exists := store.IsPostgres(*storePath) // a database: duplicates are checked there
+	if !exists {
+		if dir := filepath.Dir(*storePath); !isDir(dir) {
+			return usagef("--store %s: directory %s does not exist", *storePath, dir)
+		}
+		var err error
+		if exists, err = own.Check(*storePath, own.Store); err != nil {
+			return usagef("--store: %v", err)
+		}
 	}
 	var rs []*results.Result
 	where := map[string]string{} // run id → file:line

@@ -74,7 +74,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.db, "db", "", "bench database file, optionally with seed-style parameters: 'a.db?_journal=wal&_sync=0'")
 	fs.BoolVar(&c.keep, "keep", false, "keep the bench database files after the run")
 	fs.BoolVar(&c.attach, "attach", false, "scan or paginate --db beside the litebench process that owns it, as it is (not created, reset, set up or removed)")
-	fs.StringVar(&c.store, "store", "litebench.db", "results store file")
+	fs.StringVar(&c.store, "store", "litebench.db", "results store: a file, or postgres://… for a store shared by a team (litebench's own schema in that database)")
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
 	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt, github-action-benchmark (its customBiggerIsBetter JSON), bencher (Bencher Metric Format)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
@@ -219,7 +219,7 @@ func (c *common) checkPaths(dbPath string) error {
 			return usagef("--metrics-addr %q: give HOST:PORT, e.g. 127.0.0.1:9464", c.metricsAddr)
 		}
 	}
-	if !c.noStore {
+	if !c.noStore && !store.IsPostgres(c.store) {
 		if dir := filepath.Dir(c.store); !isDir(dir) {
 			return usagef("--store %s: directory %s does not exist", c.store, dir)
 		}

@@ -1,5 +1,6 @@
-// Package store keeps runs in a SQLite file: created whole and linked
-// into place, shared by any number of litebench processes, each run
+// Package store keeps runs in a SQLite file (created whole and linked
+// into place) or in a schema of its own on PostgreSQL (pg.go), shared by
+// any number of litebench processes, each run
 // recorded as running when it starts so that one whose process died shows
 // as lost. It is the one package of the results model that links a SQLite
 // driver.
@@ -37,6 +38,19 @@ type Store struct {
 	stamp               os.FileInfo
 	version             int
 	ctx                 context.Context // reads stop when it is cancelled (nil: never)
+	// pg says the store is on PostgreSQL (pg.go); owner is the session
+	// that holds this process's owner lock there.
+	pg    bool
+	owner *sql.Conn
+}
+
+// sql is q for the store's engine: as written for SQLite, rebound for
+// PostgreSQL.
+func (s *Store) sql(q string) string {
+	if s.pg {
+		return rebind(q)
+	}
+	return q
 }
 
 // schemaVersion is the store's user_version: 2 added the owner columns.
@@ -84,6 +98,9 @@ const busy = "_busy_timeout=10000"
 // linked into place (own.Create), so a kill at any instant leaves no store
 // or a valid one, and processes creating it at once are serialised.
 func Open(path string) (*Store, error) {
+	if IsPostgres(path) {
+		return openPG(path, false)
+	}
 	err := own.Create(path, own.Store, 30*time.Second, func(tmp string) error {
 		db := openDB(tmp, "_txlock=immediate")
 		_, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d; PRAGMA journal_mode = WAL;", own.StoreAppID, schemaVersion) + schema)
@@ -140,6 +157,9 @@ func (s *Store) migrate() error {
 // anything: no -shm or -wal is created beside it, and it stays
 // byte-identical.
 func OpenReadOnly(path string) (*Store, error) {
+	if IsPostgres(path) {
+		return openPG(path, true)
+	}
 	s := &Store{path: path, readOnly: true}
 	if err := s.openReadOnly(); err != nil {
 		return nil, err
@@ -210,7 +230,31 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) SetLock(path string) { s.lock = path }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.owner != nil {
+		s.owner.Close()
+	}
+	return s.db.Close()
+}
+
+// insertRun writes r's row (owner: pid, host and lock, or nils).
+func (s *Store) insertRun(ex interface {
+	Exec(string, ...any) (sql.Result, error)
+}, r *results.Result, b []byte, status string, owner ...any) error {
+	a := args(r, b)
+	if status != "" {
+		a[5] = status
+	}
+	if len(owner) == 0 {
+		owner = []any{nil, nil, nil}
+	}
+	q := insert
+	if s.pg {
+		q = pgInsert
+	}
+	_, err := ex.Exec(q, append(a, owner...)...)
+	return err
+}
 
 const insert = `INSERT OR REPLACE INTO runs(run_id, sweep_id, started_at, workload, target, status, rows, elapsed_seconds, rows_per_second, result, owner_pid, owner_host, owner_lock)
 	VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`
@@ -231,10 +275,7 @@ func (s *Store) Begin(r *results.Result) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	a := args(r, b)
-	a[5] = results.StatusRunning
-	_, err = s.db.Exec(insert, append(a, os.Getpid(), host, s.lock)...)
-	return err
+	return s.insertRun(s.db, r, b, results.StatusRunning, os.Getpid(), host, s.lock)
 }
 
 // Save records r as ended, replacing its row from Begin.
@@ -243,8 +284,7 @@ func (s *Store) Save(r *results.Result) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.Exec(insert, append(args(r, b), nil, nil, nil)...)
-	return err
+	return s.insertRun(s.db, r, b, "")
 }
 
 // Existing returns which of ids the store holds.
@@ -254,7 +294,7 @@ func (s *Store) Existing(ids []string) (map[string]bool, error) {
 		clear(out)
 		for _, id := range ids {
 			var n int
-			if err := s.db.QueryRow("SELECT count(*) FROM runs WHERE run_id = ?", id).Scan(&n); err != nil {
+			if err := s.db.QueryRow(s.sql("SELECT count(*) FROM runs WHERE run_id = ?"), id).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
@@ -284,7 +324,7 @@ func (s *Store) Import(rs []*results.Result, replace bool) (replaced int, err er
 	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 	for _, r := range rs {
 		var n int
-		if err := tx.QueryRow("SELECT count(*) FROM runs WHERE run_id = ?", r.RunID).Scan(&n); err != nil {
+		if err := tx.QueryRow(s.sql("SELECT count(*) FROM runs WHERE run_id = ?"), r.RunID).Scan(&n); err != nil {
 			return 0, err
 		}
 		if n > 0 {
@@ -297,7 +337,7 @@ func (s *Store) Import(rs []*results.Result, replace bool) (replaced int, err er
 		if err != nil {
 			return 0, err
 		}
-		if _, err := tx.Exec(insert, append(args(r, b), nil, nil, nil)...); err != nil {
+		if err := s.insertRun(tx, r, b, ""); err != nil {
 			return 0, err
 		}
 	}
@@ -358,7 +398,7 @@ func (s *Store) Latest(workload, target string) (*results.Result, error) {
 func (s *Store) LastSweep() ([]*results.Result, error) {
 	var sweep string
 	err := s.read(func() error {
-		return s.db.QueryRow(`SELECT sweep_id FROM runs ORDER BY started_at DESC LIMIT 1`).Scan(&sweep)
+		return s.db.QueryRow(s.sql(`SELECT sweep_id FROM runs ORDER BY started_at DESC LIMIT 1`)).Scan(&sweep)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("no runs in %s yet", s.path)
@@ -376,9 +416,12 @@ func (s *Store) SetContext(ctx context.Context) { s.ctx = ctx }
 // query reads the runs the clause selects. A row still marked running
 // whose process is gone (its lock free) is returned as lost.
 func (s *Store) query(clause string, args ...any) ([]*results.Result, error) {
-	owner := "owner_host, owner_lock"
-	if s.version < 2 {
-		owner = "NULL, NULL"
+	owner := "owner_host, owner_lock, false"
+	switch {
+	case s.pg:
+		owner = "owner_host, owner_lock, " + pgAlive
+	case s.version < 2:
+		owner = "NULL, NULL, false"
 	}
 	host, _ := os.Hostname()
 	var out []*results.Result
@@ -388,7 +431,7 @@ func (s *Store) query(clause string, args ...any) ([]*results.Result, error) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		rows, err := s.db.QueryContext(ctx, `SELECT result, status, `+owner+` FROM runs `+clause, args...)
+		rows, err := s.db.QueryContext(ctx, s.sql(`SELECT result, status, `+owner+` FROM runs `+clause), args...)
 		if err != nil {
 			return err
 		}
@@ -396,7 +439,8 @@ func (s *Store) query(clause string, args ...any) ([]*results.Result, error) {
 		for rows.Next() {
 			var b, status string
 			var ownerHost, lock sql.NullString
-			if err := rows.Scan(&b, &status, &ownerHost, &lock); err != nil {
+			var alive bool
+			if err := rows.Scan(&b, &status, &ownerHost, &lock, &alive); err != nil {
 				return err
 			}
 			r, err := results.UnmarshalJSONLine([]byte(b))
@@ -404,7 +448,7 @@ func (s *Store) query(clause string, args ...any) ([]*results.Result, error) {
 				return err
 			}
 			r.Status = status
-			if status == results.StatusRunning && (!lock.Valid || ownerHost.String == host && !own.Alive(lock.String)) {
+			if status == results.StatusRunning && (!lock.Valid || s.pg && !alive || !s.pg && ownerHost.String == host && !own.Alive(lock.String)) {
 				r.Status = results.StatusLost
 			}
 			out = append(out, r)
