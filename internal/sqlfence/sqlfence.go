@@ -247,10 +247,18 @@ func ReadOnly(name string) bool {
 // Authorizer action codes of SQLite (sqlite3.h), the same in every
 // driver.
 const (
-	authAttach   = 24 // SQLITE_ATTACH: arg1 is the file name
+	ActionAttach = 24 // SQLITE_ATTACH: arg1 is the file name
+	authAttach   = ActionAttach
 	authDetach   = 25 // SQLITE_DETACH: arg1 is the schema
 	authFunction = 31 // SQLITE_FUNCTION: arg2 is the function's name
 )
+
+// AttachLimit is the SQLITE_LIMIT_ATTACHED litebench's Go clients set on
+// each connection: one database beside main and temp, not 0, because
+// plain VACUUM attaches its temporary copy under the same limit and fails
+// with "too many attached databases - max 0" at 0. The authorizer is
+// what refuses an ATTACH; the limit bounds what an allowed one can add.
+const AttachLimit = 1
 
 // Deny is what Authorize returns to refuse (SQLITE_DENY); 0 is SQLITE_OK.
 const Deny = 1
