@@ -556,7 +556,7 @@ func (d *decoder) statements(n *node) error {
 				if paramNames(scanParams(s)) != paramNames(st.params) {
 					return errorf(x.vals[k].pos, "dialect %s: bind the same :names in the same order as sql (%s)", k, paramNames(st.params))
 				}
-				st.dialects[k] = s
+				st.dialects[k] = attachReadOnly(s)
 			}
 		}
 		if err := v.unknown("a statement", "sql", "side", "into", "dialect"); err != nil {

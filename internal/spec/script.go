@@ -40,8 +40,11 @@ type Step struct {
 // Stmt is an SQL statement: named in a file's [statement] table, or
 // written inline in a transaction.
 type Stmt struct {
-	Name     string // "" when inline
+	Name string // "" when inline
+	// SQL is the text as it runs: orig with the files of ATTACH made
+	// read-only URIs (see fence.go).
 	SQL      string
+	orig     string
 	Pos      Pos
 	at       func(int) Pos
 	params   []sqlParam
@@ -51,8 +54,9 @@ type Stmt struct {
 	into []string
 }
 
-func newStmt(name, q string, at func(int) Pos) *Stmt {
-	return &Stmt{Name: name, SQL: q, Pos: at(0), at: at, params: scanParams(q), read: isRead(q)}
+func newStmt(name, orig string, at func(int) Pos) *Stmt {
+	q := attachReadOnly(orig)
+	return &Stmt{Name: name, SQL: q, orig: orig, Pos: at(0), at: at, params: scanParams(q), read: isRead(q)}
 }
 
 // source is a text with a way to place its bytes in the file.
