@@ -11,7 +11,7 @@ import (
 )
 
 // allowAttachUsage is --allow-attach's help.
-const allowAttachUsage = "let the workload's SQL ATTACH this existing database file, read-only (repeatable); every other ATTACH, DETACH, VACUUM INTO and load_extension() is refused"
+const allowAttachUsage = "let the workload's SQL ATTACH the existing database file `PATH`, read-only (repeatable); every other ATTACH, DETACH, VACUUM INTO and load_extension() is refused"
 
 func registerAllowAttach(fs *flag.FlagSet, paths *[]string) {
 	fs.StringArrayVar(paths, "allow-attach", nil, allowAttachUsage)

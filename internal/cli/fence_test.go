@@ -197,7 +197,7 @@ func TestAllowAttachReadsReadOnly(t *testing.T) {
 	ref := filepath.Join(dir, "ref.db")
 	before := victimDB(t, ref)
 	other := filepath.Join(dir, "other.db")
-	victimDB(t, other)
+	otherBefore := victimDB(t, other)
 	file := filepath.Join(dir, "w.toml")
 	text := fenceFile("ATTACH DATABASE '"+ref+"' AS r", "SELECT x FROM r.precious") +
 		"\n[[check]]\nname = \"read the attached file\"\nsql = \"SELECT x FROM r.precious\"\nexpect = 42\n"
@@ -241,7 +241,7 @@ func TestAllowAttachReadsReadOnly(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--allow-attach", other}, "refused"},
+		{[]string{"--allow-attach", other}, "no ATTACH of fence names this file"},
 		{[]string{"--allow-attach", filepath.Join(dir, "missing.db")}, "no such file"},
 		{[]string{"--allow-attach", ref, "--target", "postgres"}, "cannot take it"},
 	} {
@@ -249,6 +249,23 @@ func TestAllowAttachReadsReadOnly(t *testing.T) {
 		if o.code != 2 || !strings.Contains(o.err, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, o.code, o.err, c.want)
 		}
+	}
+	// Allowing one file lets no other through.
+	both := filepath.Join(dir, "both.toml")
+	if err := os.WriteFile(both, []byte(fenceFile("ATTACH DATABASE '"+ref+"' AS r;\nATTACH DATABASE '"+other+"' AS o", "SELECT 1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = run(t, context.Background(), "run", both, "--allow-attach", ref, "--db", filepath.Join(dir, "x.db"), "--no-store")
+	if want := fmt.Sprintf("both.toml:3:1: «ATTACH DATABASE '%s' AS o» refused", other); o.code != 2 || !strings.Contains(o.err, want) {
+		t.Errorf("another file: exit %d, %q; want 2 and %q", o.code, o.err, want)
+	}
+	if fileSum(t, other) != otherBefore {
+		t.Errorf("%s changed", other)
+	}
+	// An --allow-attach that no ATTACH uses is a mistake.
+	o = run(t, context.Background(), "run", "read", "--allow-attach", ref, "--db", filepath.Join(dir, "x.db"), "--no-store")
+	if o.code != 2 || !strings.Contains(o.err, "no ATTACH of read names this file") {
+		t.Errorf("read --allow-attach: exit %d, %q", o.code, o.err)
 	}
 	for _, p := range []string{filepath.Join(dir, "missing.db"), filepath.Join(dir, "x.db")} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {

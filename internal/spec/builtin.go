@@ -75,8 +75,14 @@ func (f *File) WorkloadSpec(command []string) *workload.Spec {
 	var allow []string
 	sp.AllowAttach = func(paths []string) error {
 		a, err := AllowedPaths(paths)
+		if err != nil {
+			return err
+		}
+		if err := f.attachesAll(paths, a); err != nil {
+			return err
+		}
 		allow = a
-		return err
+		return nil
 	}
 	sp.New = func(p map[string]string, s settings.Settings) (workload.Workload, error) {
 		w, err := f.resolve(p, s, allow, true)

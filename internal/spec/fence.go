@@ -198,3 +198,42 @@ func attaches(q string) bool {
 	}
 	return false
 }
+
+// attachesAll checks that some ATTACH of the file names each allowed
+// path (given as paths, absolute as abs): an --allow-attach that nothing
+// uses is a mistake (a typo, or the wrong workload).
+func (f *File) attachesAll(paths, abs []string) error {
+	var stmts []*Stmt
+	for _, name := range sortedKeys(f.stmts) {
+		stmts = append(stmts, f.stmts[name])
+	}
+	for _, t := range f.Txns {
+		for _, st := range t.Steps {
+			stmts = append(stmts, st.stmt)
+		}
+	}
+	stmts = append(stmts, f.init...)
+	for _, c := range f.Checks {
+		stmts = append(stmts, c.stmt)
+	}
+	named := map[string]bool{}
+	for _, s := range stmts {
+		if s == nil {
+			continue
+		}
+		for _, x := range sqlfence.Scan(s.SQL) {
+			if x.Kind != sqlfence.Attach || !sqlfence.ReadOnly(x.File) {
+				continue
+			}
+			if u, err := url.Parse(x.File); err == nil {
+				named[filepath.Clean(u.Path)] = true
+			}
+		}
+	}
+	for k, p := range abs {
+		if !named[p] {
+			return fmt.Errorf("--allow-attach %s: no ATTACH of %s names this file; attach it by this path written as a string (ATTACH DATABASE '%s' AS name), or remove --allow-attach", paths[k], f.Name, paths[k])
+		}
+	}
+	return nil
+}
