@@ -205,14 +205,20 @@ func TestAllowAttachReadsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	common := []string{"--no-store", "--count", "20", "--progress", "0", "--format", "json"}
-	for _, name := range fencedClients {
+	// Each client in process, and one in a worker process of its own
+	// (which rebuilds the workload, --allow-attach with it).
+	for _, name := range append(fencedClients, "ncruces/process") {
 		t.Run(name, func(t *testing.T) {
+			name, placement, _ := strings.Cut(name, "/")
+			if placement == "" {
+				placement = "in-process"
+			}
 			o := run(t, context.Background(), "workload", "check", file, "--allow-attach", ref, "--target", name)
 			if o.code != 0 || !strings.Contains(o.out, "fence: ok") {
 				t.Fatalf("check: exit %d: %s%s", o.code, o.out, o.err)
 			}
 			o = run(t, context.Background(), append([]string{"run", file, "--allow-attach", ref, "--target", name, "--pool", "1",
-				"--db", filepath.Join(dir, name+".db")}, common...)...)
+				"--placement", placement, "--db", filepath.Join(dir, name+placement+".db")}, common...)...)
 			if o.code != 0 {
 				t.Fatalf("run: exit %d: %s", o.code, o.err)
 			}
