@@ -145,7 +145,8 @@ func (w *Workload) fence() error {
 			return err
 		}
 		for _, d := range sortedKeys(s.dialects) {
-			if err := fenceText(s.dialects[d], "", s.Pos, nil, allow); err != nil {
+			at := func(int) Pos { return s.Pos }
+			if err := fenceText(s.dialects[d], s.dialectsOrig[d], s.Pos, at, allow); err != nil {
 				return err
 			}
 		}

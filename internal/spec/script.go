@@ -49,7 +49,10 @@ type Stmt struct {
 	at       func(int) Pos
 	params   []sqlParam
 	dialects map[string]string
-	read     bool
+	// dialectsOrig are the dialect texts as written (dialects' ATTACH
+	// files are made read-only URIs as SQL's are).
+	dialectsOrig map[string]string
+	read         bool
 	// into names the variables a query's first row goes to (\gset).
 	into []string
 }
