@@ -499,6 +499,8 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	fs := flag.NewFlagSet(what, flag.ContinueOnError)
 	var c common
 	c.register(fs)
+	var allowAttach []string
+	registerAllowAttach(fs, &allowAttach)
 	params := map[string]*string{}
 	for _, p := range spec.Params {
 		if fs.Lookup(p.Name) != nil {
@@ -513,6 +515,13 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	}
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", what, fs.Arg(0), what)
+	}
+	ts, err := c.targetList()
+	if err != nil {
+		return err
+	}
+	if err := fenceWorkload(spec, allowAttach, ts); err != nil {
+		return err
 	}
 	p, err := buildPlan(spec, &c, params)
 	if err != nil {
@@ -707,6 +716,7 @@ func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			var c common
 			c.register(fs)
+			registerAllowAttach(fs, new([]string))
 			return parse(fs, args[:1], out, runPage().help(fs))
 		}
 		return usagef("run: name a workload (%s), a workload file (FILE.toml) or scripts (-f FILE.sql)", strings.Join(workload.Names(), ", "))

@@ -49,8 +49,10 @@ DESCRIPTION
     and 'litebench run my.toml' runs it with every flag a built-in takes.
     check reports the first mistake as FILE:LINE:COLUMN and what was
     expected (exit 2), and checks that every statement prepares in an
-    in-memory database of --target's engine. docs/workload-files.md is the
-    reference.
+    in-memory database of --target's engine. SQL that reaches beyond the
+    run's database (ATTACH, DETACH, VACUUM INTO, load_extension()) is
+    refused, as run refuses it, unless --allow-attach names the file an
+    ATTACH opens (read-only). docs/workload-files.md is the reference.
 `
 
 // workloadCmdPage is the manual page of 'litebench workload'.
@@ -64,6 +66,7 @@ var workloadCmdPage = helpPage{text: workloadUsage, examples: []string{
 // engine prepares the statements.
 func workloadFlags() (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("workload check", flag.ContinueOnError)
+	registerAllowAttach(fs, new([]string))
 	return fs, fs.String("target", target.Default(), "target whose engine prepares the statements")
 }
 
@@ -130,6 +133,10 @@ func checkWorkload(ctx context.Context, args []string, out io.Writer) error {
 	c.targets = *targets
 	ts, err := c.targetList()
 	if err != nil {
+		return err
+	}
+	allow, _ := fs.GetStringArray("allow-attach")
+	if err := fenceWorkload(sp, allow, ts); err != nil {
 		return err
 	}
 	m, _, err := sweep.Matrix(sp.SettingDefaults, "", nil)

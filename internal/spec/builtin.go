@@ -72,8 +72,20 @@ func (f *File) WorkloadSpec(command []string) *workload.Spec {
 	for _, p := range f.Params {
 		sp.Params = append(sp.Params, workload.Param{Name: p.Name, Default: p.Default, Help: p.Help, Sweep: p.Sweep})
 	}
+	var allow []string
+	sp.AllowAttach = func(paths []string) error {
+		a, err := AllowedPaths(paths)
+		if err != nil {
+			return err
+		}
+		if err := f.attachesAll(paths, a); err != nil {
+			return err
+		}
+		allow = a
+		return nil
+	}
 	sp.New = func(p map[string]string, s settings.Settings) (workload.Workload, error) {
-		w, err := f.Resolve(p, s)
+		w, err := f.resolve(p, s, allow, true)
 		if err != nil {
 			return nil, err
 		}

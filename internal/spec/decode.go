@@ -547,7 +547,7 @@ func (d *decoder) statements(n *node) error {
 			if err := d.table(x, "dialect"); err != nil {
 				return err
 			}
-			st.dialects = map[string]string{}
+			st.dialects, st.dialectsOrig = map[string]string{}, map[string]string{}
 			for _, k := range x.keys {
 				s, err := d.str(x.vals[k])
 				if err != nil {
@@ -556,7 +556,7 @@ func (d *decoder) statements(n *node) error {
 				if paramNames(scanParams(s)) != paramNames(st.params) {
 					return errorf(x.vals[k].pos, "dialect %s: bind the same :names in the same order as sql (%s)", k, paramNames(st.params))
 				}
-				st.dialects[k] = s
+				st.dialects[k], st.dialectsOrig[k] = attachReadOnly(s), s
 			}
 		}
 		if err := v.unknown("a statement", "sql", "side", "into", "dialect"); err != nil {

@@ -321,7 +321,7 @@ func (f *File) finish() error {
 	for k, v := range f.settingDefaults() {
 		s.Set(k, v)
 	}
-	_, err := f.Resolve(map[string]string{}, s)
+	_, err := f.resolve(map[string]string{}, s, nil, false)
 	return err
 }
 

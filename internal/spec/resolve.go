@@ -37,6 +37,8 @@ type Workload struct {
 	ins     *insertRun
 	checks  []*checkRun
 	init    []*Stmt
+	// allow are the files ATTACH may open read-only (--allow-attach).
+	allow []string
 	// flags name what sets the executor count, for resource checks.
 	flags     string
 	executors int
@@ -88,7 +90,14 @@ type insertRun struct {
 // Resolve binds a cell's parameter values (every parameter present) and
 // settings, and checks what depends on them.
 func (f *File) Resolve(p map[string]string, s settings.Settings) (*Workload, error) {
-	w := &Workload{f: f, params: map[string]string{}, set: s, byName: map[string]*tableRun{}, sc: newScope()}
+	return f.resolve(p, s, nil, true)
+}
+
+// resolve is Resolve with the files ATTACH may open (absolute paths);
+// fence says whether to refuse what reaches beyond the run's database
+// (not while parsing, before --allow-attach is known).
+func (f *File) resolve(p map[string]string, s settings.Settings, allow []string, fence bool) (*Workload, error) {
+	w := &Workload{f: f, params: map[string]string{}, set: s, byName: map[string]*tableRun{}, sc: newScope(), allow: allow}
 	for _, pr := range f.Params {
 		v, ok := p[pr.Name]
 		if !ok {
@@ -134,6 +143,11 @@ func (f *File) Resolve(p map[string]string, s settings.Settings) (*Workload, err
 		return nil, err
 	}
 	w.init = f.init
+	if fence {
+		if err := w.fence(); err != nil {
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
@@ -641,6 +655,9 @@ func (w *Workload) Definition() *workload.Definition {
 	d := &workload.Definition{Kind: w.f.Kind}
 	for _, s := range w.f.Sources {
 		d.Sources = append(d.Sources, workload.DefSource{Name: s.Name, Text: s.Text, Weight: s.Weight, Init: s.Init})
+	}
+	for _, p := range w.allow {
+		d.Sources = append(d.Sources, workload.DefSource{Name: AllowAttachSource, Text: p})
 	}
 	return d
 }

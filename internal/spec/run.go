@@ -341,7 +341,7 @@ func (w *Workload) Validate(ctx context.Context, t target.Target) error {
 	}
 	for _, st := range w.init {
 		q := substitute(st.SQL, w.lookup)
-		if !creates(q) {
+		if !creates(q) && !attaches(q) {
 			continue
 		}
 		if err := sess.DB().Exec(ctx, q, nil); err != nil {

@@ -40,19 +40,26 @@ type Step struct {
 // Stmt is an SQL statement: named in a file's [statement] table, or
 // written inline in a transaction.
 type Stmt struct {
-	Name     string // "" when inline
+	Name string // "" when inline
+	// SQL is the text as it runs: orig with the files of ATTACH made
+	// read-only URIs (see fence.go).
 	SQL      string
+	orig     string
 	Pos      Pos
 	at       func(int) Pos
 	params   []sqlParam
 	dialects map[string]string
-	read     bool
+	// dialectsOrig are the dialect texts as written (dialects' ATTACH
+	// files are made read-only URIs as SQL's are).
+	dialectsOrig map[string]string
+	read         bool
 	// into names the variables a query's first row goes to (\gset).
 	into []string
 }
 
-func newStmt(name, q string, at func(int) Pos) *Stmt {
-	return &Stmt{Name: name, SQL: q, Pos: at(0), at: at, params: scanParams(q), read: isRead(q)}
+func newStmt(name, orig string, at func(int) Pos) *Stmt {
+	q := attachReadOnly(orig)
+	return &Stmt{Name: name, SQL: q, orig: orig, Pos: at(0), at: at, params: scanParams(q), read: isRead(q)}
 }
 
 // source is a text with a way to place its bytes in the file.

@@ -106,12 +106,32 @@ func ParseScripts(scripts []Script, init *Script, defines []string) (*File, erro
 
 // FromDefinition rebuilds a workload from its definition (a worker job's).
 func FromDefinition(d *workload.Definition) (*workload.Spec, error) {
-	switch d.Kind {
-	case "file":
-		if len(d.Sources) != 1 {
-			return nil, fmt.Errorf("a workload file's definition holds one text, not %d", len(d.Sources))
+	var allow []string
+	var sources []workload.DefSource
+	for _, s := range d.Sources {
+		if s.Name == AllowAttachSource {
+			allow = append(allow, s.Text)
+		} else {
+			sources = append(sources, s)
 		}
-		f, err := ParseFile(d.Sources[0].Name, []byte(d.Sources[0].Text))
+	}
+	sp, err := fromSources(d.Kind, sources)
+	if err != nil {
+		return nil, err
+	}
+	if err := sp.AllowAttach(allow); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+func fromSources(kind string, sources []workload.DefSource) (*workload.Spec, error) {
+	switch kind {
+	case "file":
+		if len(sources) != 1 {
+			return nil, fmt.Errorf("a workload file's definition holds one text, not %d", len(sources))
+		}
+		f, err := ParseFile(sources[0].Name, []byte(sources[0].Text))
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +140,7 @@ func FromDefinition(d *workload.Definition) (*workload.Spec, error) {
 		var scripts []Script
 		var init *Script
 		var defines []string
-		for _, s := range d.Sources {
+		for _, s := range sources {
 			switch {
 			case s.Name == "-D":
 				defines = append(defines, s.Text)
@@ -136,5 +156,5 @@ func FromDefinition(d *workload.Definition) (*workload.Spec, error) {
 		}
 		return f.WorkloadSpec(nil), nil
 	}
-	return nil, fmt.Errorf("unknown kind of workload definition %q", d.Kind)
+	return nil, fmt.Errorf("unknown kind of workload definition %q", kind)
 }

@@ -32,6 +32,10 @@ type SQLClient struct {
 	// ServerVersion, when set, is the engine's version instead of
 	// VersionSQL on Scratch (a server's, which needs no connection).
 	ServerVersion func() (string, error)
+	// Fence, when set, confines each new connection to its own database
+	// (a SQLite driver's authorizer and limits; see sqlfence) before
+	// anything runs on it.
+	Fence func(driver.Conn) error
 }
 
 // VFSLookup is the client's VFS (nil when it cannot use a Go VFS).
@@ -61,6 +65,7 @@ type connector struct {
 	drv    driver.Driver
 	dsn    string
 	init   []string
+	fence  func(driver.Conn) error
 	opened atomic.Int64
 }
 
@@ -68,6 +73,12 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.drv.Open(c.dsn)
 	if err != nil {
 		return nil, err
+	}
+	if c.fence != nil {
+		if err := c.fence(conn); err != nil {
+			conn.Close()
+			return nil, err
+		}
 	}
 	for _, p := range c.init {
 		if err := execDriver(ctx, conn, p); err != nil {
@@ -111,7 +122,7 @@ func execDriver(ctx context.Context, conn driver.Conn, q string) error {
 }
 
 func (c *SQLClient) Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error) {
-	cn := &connector{drv: c.Driver, dsn: c.DSN(ep, p), init: ep.Init}
+	cn := &connector{drv: c.Driver, dsn: c.DSN(ep, p), init: ep.Init, fence: c.Fence}
 	db := sql.OpenDB(cn)
 	db.SetMaxOpenConns(p.MaxOpen)
 	switch {

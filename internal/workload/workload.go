@@ -187,6 +187,11 @@ type Spec struct {
 	// New builds the workload from parameter values (defaults filled in);
 	// it validates them against the settings of the run.
 	New func(p map[string]string, s settings.Settings) (Workload, error)
+	// AllowAttach, set for workloads of SQL (files and scripts), names
+	// the existing database files their ATTACH statements may open,
+	// read-only (--allow-attach); every other ATTACH, DETACH, VACUUM INTO
+	// and load_extension() is refused when New resolves the workload.
+	AllowAttach func(paths []string) error
 }
 
 var specs = map[string]*Spec{}

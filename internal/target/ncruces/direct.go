@@ -11,6 +11,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/vfs"
 
+	"github.com/litebench/litebench/internal/sqlfence"
 	"github.com/litebench/litebench/internal/target"
 )
 
@@ -49,7 +50,21 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := fence(c); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return conn{c}, nil
+}
+
+// fence confines a connection to its database: ncruces exposes both the
+// authorizer and sqlite3_limit (and, compiled to WebAssembly, cannot
+// load extensions at all).
+func fence(c *sqlite3.Conn) error {
+	c.Limit(sqlite3.LIMIT_ATTACHED, sqlfence.AttachLimit)
+	return c.SetAuthorizer(func(action sqlite3.AuthorizerActionCode, name3rd, name4th, _, _ string) sqlite3.AuthorizerReturnCode {
+		return sqlite3.AuthorizerReturnCode(sqlfence.Authorize(int(action), name3rd, name4th))
+	})
 }
 
 // version asks the library once.

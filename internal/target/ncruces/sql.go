@@ -1,6 +1,11 @@
 package ncruces
 
 import (
+	"database/sql/driver"
+	"fmt"
+
+	"github.com/ncruces/go-sqlite3"
+
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/target/ncruces/sqldriver"
 )
@@ -11,5 +16,12 @@ import (
 func init() {
 	c := target.SQLiteSQL("ncruces", module, &sqldriver.SQLite{}, errCode)
 	c.VFS = hasVFS
+	c.Fence = func(conn driver.Conn) error {
+		r, ok := conn.(interface{ Raw() *sqlite3.Conn })
+		if !ok {
+			return fmt.Errorf("ncruces: unexpected connection type %T", conn)
+		}
+		return fence(r.Raw())
+	}
 	target.Register(c)
 }

@@ -7,6 +7,7 @@ import (
 
 	"zombiezen.com/go/sqlite"
 
+	"github.com/litebench/litebench/internal/sqlfence"
 	"github.com/litebench/litebench/internal/target"
 )
 
@@ -27,7 +28,28 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := fence(c); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return conn{c}, nil
+}
+
+// fence confines a connection to its database: zombie exposes the
+// authorizer and sqlite3_limit. Its authorizer does not show a function's
+// name, so load_extension() is refused by SQLite itself: zombie never
+// enables extension loading.
+func fence(c *sqlite.Conn) error {
+	c.Limit(sqlite.LimitAttached, sqlfence.AttachLimit)
+	return c.SetAuthorizer(sqlite.AuthorizeFunc(func(a sqlite.Action) sqlite.AuthResult {
+		switch a.Type() {
+		case sqlite.OpAttach:
+			return sqlite.AuthResult(sqlfence.Authorize(sqlfence.ActionAttach, a.File(), ""))
+		case sqlite.OpDetach:
+			return sqlite.AuthResultDeny
+		}
+		return sqlite.AuthResultOK
+	}))
 }
 
 type conn struct{ c *sqlite.Conn }
