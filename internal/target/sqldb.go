@@ -35,7 +35,7 @@ type SQLClient struct {
 	// Fence, when set, confines each new connection to its own database
 	// (a SQLite driver's authorizer and limits; see sqlfence) before
 	// anything runs on it.
-	Fence func(driver.Conn) error
+	Fence func(conn driver.Conn, authorize bool) error
 }
 
 // VFSLookup is the client's VFS (nil when it cannot use a Go VFS).
@@ -122,7 +122,10 @@ func execDriver(ctx context.Context, conn driver.Conn, q string) error {
 }
 
 func (c *SQLClient) Open(ctx context.Context, ep engine.Endpoint, p PoolOptions) (DB, error) {
-	cn := &connector{drv: c.Driver, dsn: c.DSN(ep, p), init: ep.Init, fence: c.Fence}
+	cn := &connector{drv: c.Driver, dsn: c.DSN(ep, p), init: ep.Init}
+	if c.Fence != nil {
+		cn.fence = func(conn driver.Conn) error { return c.Fence(conn, !ep.Trusted) }
+	}
 	db := sql.OpenDB(cn)
 	db.SetMaxOpenConns(p.MaxOpen)
 	switch {

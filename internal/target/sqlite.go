@@ -33,10 +33,10 @@ func sqliteDSN(ep engine.Endpoint, p PoolOptions) string {
 
 // SQLiteDirect returns the client of a SQLite direct API: open opens one
 // connection to a URI filename, read-only or read-write-create.
-func SQLiteDirect(name, module string, version func() string, open func(uri string, readOnly bool) (RawConn, error), errCode func(error) int) *DirectClient {
+func SQLiteDirect(name, module string, version func() string, open func(uri string, readOnly, authorize bool) (RawConn, error), errCode func(error) int) *DirectClient {
 	return &DirectClient{
 		ClientName: name, ModulePath: module, EngineName: sqlite.Name, LibVersion: version,
-		OpenConn: func(ep engine.Endpoint) (RawConn, error) { return open(ep.DSN, ep.ReadOnly) },
+		OpenConn: func(ep engine.Endpoint) (RawConn, error) { return open(ep.DSN, ep.ReadOnly, !ep.Trusted) },
 		Native:   func(err error) engine.ErrClass { return sqlite.Classify(errCode(err)) },
 	}
 }

@@ -143,6 +143,9 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 		}
 	}
 	ep := inst.Endpoint()
+	// A built-in workload (no definition in the job) runs litebench's own
+	// SQL only: no authorizer on its connections (see engine.Endpoint).
+	ep.Trusted = j.Spec == nil
 	if j.VFS != "" {
 		if ep, err = target.WithVFS(tgt, ep, j.VFS); err != nil {
 			return Event{}, err

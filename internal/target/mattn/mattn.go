@@ -29,14 +29,16 @@ func init() {
 
 // fence confines a connection to its database: mattn exposes both the
 // authorizer and sqlite3_limit.
-func fence(conn driver.Conn) error {
+func fence(conn driver.Conn, authorize bool) error {
 	c, ok := conn.(*sqlite3.SQLiteConn)
 	if !ok {
 		return fmt.Errorf("mattn: unexpected connection type %T", conn)
 	}
-	c.RegisterAuthorizer(func(action int, arg1, arg2, _ string) int {
-		return sqlfence.Authorize(action, arg1, arg2)
-	})
+	if authorize {
+		c.RegisterAuthorizer(func(action int, arg1, arg2, _ string) int {
+			return sqlfence.Authorize(action, arg1, arg2)
+		})
+	}
 	c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, sqlfence.AttachLimit)
 	return nil
 }

@@ -39,7 +39,7 @@ func init() {
 // vfs package in this process.
 func hasVFS(name string) bool { return vfs.Find(name) != nil }
 
-func open(uri string, readOnly bool) (target.RawConn, error) {
+func open(uri string, readOnly, authorize bool) (target.RawConn, error) {
 	flags := sqlite3.OPEN_URI | sqlite3.OPEN_NOMUTEX
 	if readOnly {
 		flags |= sqlite3.OPEN_READONLY
@@ -50,7 +50,7 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fence(c); err != nil {
+	if err := fence(c, authorize); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -60,8 +60,11 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 // fence confines a connection to its database: ncruces exposes both the
 // authorizer and sqlite3_limit (and, compiled to WebAssembly, cannot
 // load extensions at all).
-func fence(c *sqlite3.Conn) error {
+func fence(c *sqlite3.Conn, authorize bool) error {
 	c.Limit(sqlite3.LIMIT_ATTACHED, sqlfence.AttachLimit)
+	if !authorize {
+		return nil
+	}
 	return c.SetAuthorizer(func(action sqlite3.AuthorizerActionCode, name3rd, name4th, _, _ string) sqlite3.AuthorizerReturnCode {
 		return sqlite3.AuthorizerReturnCode(sqlfence.Authorize(int(action), name3rd, name4th))
 	})

@@ -16,12 +16,12 @@ import (
 func init() {
 	c := target.SQLiteSQL("ncruces", module, &sqldriver.SQLite{}, errCode)
 	c.VFS = hasVFS
-	c.Fence = func(conn driver.Conn) error {
+	c.Fence = func(conn driver.Conn, authorize bool) error {
 		r, ok := conn.(interface{ Raw() *sqlite3.Conn })
 		if !ok {
 			return fmt.Errorf("ncruces: unexpected connection type %T", conn)
 		}
-		return fence(r.Raw())
+		return fence(r.Raw(), authorize)
 	}
 	target.Register(c)
 }

@@ -17,7 +17,7 @@ func init() {
 		func(err error) int { return int(sqlite.ErrCode(err)) }))
 }
 
-func open(uri string, readOnly bool) (target.RawConn, error) {
+func open(uri string, readOnly, authorize bool) (target.RawConn, error) {
 	flags := sqlite.OpenURI | sqlite.OpenNoMutex
 	if readOnly {
 		flags |= sqlite.OpenReadOnly
@@ -28,7 +28,7 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := fence(c); err != nil {
+	if err := fence(c, authorize); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -39,8 +39,11 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 // authorizer and sqlite3_limit. Its authorizer does not show a function's
 // name, so load_extension() is refused by SQLite itself: zombie never
 // enables extension loading.
-func fence(c *sqlite.Conn) error {
+func fence(c *sqlite.Conn, authorize bool) error {
 	c.Limit(sqlite.LimitAttached, sqlfence.AttachLimit)
+	if !authorize {
+		return nil
+	}
 	return c.SetAuthorizer(sqlite.AuthorizeFunc(func(a sqlite.Action) sqlite.AuthResult {
 		switch a.Type() {
 		case sqlite.OpAttach:
