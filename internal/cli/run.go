@@ -292,6 +292,7 @@ func (p *plan) close() {
 // it ends and, with --format json, written to out at once.
 func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 	walWarn, _ := settings.ParseSize(p.c.walWarn)
+	p.c.sweepServers.SetLog(errw) // what a killed run left on a --dsn server, removed
 	return sweep.Executor{
 		Run: runner.Run,
 		Start: func(sp *runner.Spec) error {
