@@ -164,6 +164,23 @@ func TestUserDSNFencePostgres(t *testing.T) {
 	if got != "litebench_lookalike,litebench_running_1|" {
 		t.Errorf("litebench's databases and roles after the run: %s; want the look-alike and the running one alone", got)
 	}
+
+	// --keep: the database and its role stay, stamped as kept (no owner),
+	// and the next run leaves them.
+	o = run(t, ctx, "run", "-f", sel, "--target", "postgres", "--dsn", bobURL, "--count", "20", "--no-store", "--progress", "0", "--keep")
+	if o.code != 0 {
+		t.Fatalf("--keep: exit %d: %s", o.code, o.err)
+	}
+	kept := strings1(t, super, "SELECT datname || '|' || shobj_description(oid, 'pg_database') FROM pg_database WHERE datname LIKE 'litebench!_%' ESCAPE '!' AND datname NOT IN ('litebench_lookalike', 'litebench_running_1')")
+	keptRole := strings1(t, super, "SELECT rolname || '|' || shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname LIKE 'litebench!_%' ESCAPE '!'")
+	if len(kept) != 1 || !strings.Contains(kept[0], "kept (--keep)") || strings.Contains(kept[0], "owner ") || len(keptRole) != 1 || !strings.Contains(keptRole[0], "kept (--keep)") {
+		t.Fatalf("after --keep: databases %q, roles %q; want one of each, stamped kept", kept, keptRole)
+	}
+	o = run(t, ctx, "run", "-f", sel, "--target", "postgres", "--dsn", bobURL, "--count", "20", "--no-store", "--progress", "0")
+	name := strings.SplitN(kept[0], "|", 2)[0]
+	if o.code != 0 || strings.Contains(o.err, name) || len(strings1(t, super, "SELECT datname FROM pg_database WHERE datname = '"+name+"'")) != 1 {
+		t.Errorf("the run after --keep: exit %d, touched the kept %s: %s", o.code, name, o.err)
+	}
 }
 
 // The same fence on MariaDB: the run's own user, granted its database
