@@ -231,4 +231,30 @@ func TestUserDSNFenceMariaDB(t *testing.T) {
 	if now := state(); now != was {
 		t.Fatalf("the refused run changed the server:\nbefore %s\nafter  %s", was, now)
 	}
+
+	// A killed run's database and users (stamped by a process that is
+	// gone) are removed by the next run; a database of the same look
+	// without the stamp, and a user of its name, are left.
+	me := server.Self()
+	dead := server.Owner{Host: me.Host, Boot: me.Boot, Pid: deadPid(t), Start: 1}
+	execAll(t, root,
+		"CREATE DATABASE litebench_killed_1 COMMENT 'litebench bench database of run killed.1; litebench drops it when the run ends; "+dead.String()+"'",
+		"CREATE USER 'litebench_killed_1'@'localhost'", "CREATE USER 'litebench_killed_1'@'127.0.0.1'",
+		"GRANT ALL ON litebench_killed_1.* TO 'litebench_killed_1'@'127.0.0.1'",
+		"CREATE DATABASE litebench_lookalike COMMENT 'made by hand'", "CREATE USER 'litebench_lookalike'@'127.0.0.1'")
+	sel := writeScript(t, "select.sql", "SELECT 1;\n")
+	o = run(t, ctx, "run", "-f", sel, "--target", "mariadb", "--dsn", rootURL, "--count", "20", "--no-store", "--progress", "0")
+	if o.code != 0 {
+		t.Fatalf("run after a killed one: exit %d: %s", o.code, o.err)
+	}
+	for _, w := range []string{"removed database litebench_killed_1 on ", "removed user litebench_killed_1 on "} {
+		if strings.Count(o.err, w) != 1 {
+			t.Errorf("want one line %q in:\n%s", w, o.err)
+		}
+	}
+	got := strings.Join(strings1(t, root, "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'litebench%' ORDER BY schema_name"), ",") + "|" +
+		strings.Join(strings1(t, root, "SELECT concat(user, '@', host) FROM mysql.user WHERE user LIKE 'litebench%' ORDER BY user, host"), ",")
+	if got != "litebench_lookalike|litebench_lookalike@127.0.0.1" {
+		t.Errorf("litebench's databases and users after the run: %s; want the look-alike alone", got)
+	}
 }
