@@ -27,7 +27,7 @@ func (d dsnList) Set(s string) error { *d.v = append(*d.v, s); return nil }
 func (d dsnList) Type() string       { return "URL" }
 
 // dsnUsage is --dsn's help line.
-const dsnUsage = "a server of yours for a server target, instead of one litebench starts: postgres://user:pass@host:port/db or mariadb://user:pass@host:port/ (once per engine); litebench creates a database litebench_RUNID there and drops only that"
+const dsnUsage = "a server of yours for a server target, instead of one litebench starts: postgres://user:pass@host:port/db or mariadb://user:pass@host:port/ (once per engine); litebench creates a database litebench_RUNID there, runs the workload as a user made for the run with rights on it alone, and drops only those"
 
 // servers reads --dsn into the sweep's servers, checking each URL names
 // an engine that some target of the sweep uses.
@@ -87,6 +87,9 @@ func (c *common) checkServed(cells []sweep.Cell) error {
 				return usageError{err.Error()}
 			}
 		}
+	}
+	if err := fenceServed(cells, sv); err != nil {
+		return err
 	}
 	c.sweepServers = sv
 	return nil

@@ -343,6 +343,7 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			fmt.Fprintf(errw, "warning: metrics served on %s, %s: anyone who can reach this machine can read them; --metrics-addr 127.0.0.1:PORT serves this machine only\n", p.live.Addr(), e)
 		}
 	}
+	p.c.sweepServers.SetLog(errw) // what a killed run left on a --dsn server, removed
 	return sweep.Executor{
 		Run: runner.Run,
 		Start: func(sp *runner.Spec) error {

@@ -64,7 +64,7 @@ func init() {
 	suites = append(suites,
 		suiteDef{"go-sqlite-bench", "go-sqlite-bench's matrix: readers × writers, WAL, sync, pool 0/1/2, write mutex; -t seconds per cell (default targets mattn,modernc)", suiteGoSQLiteBench},
 		suiteDef{"limits", "the test cases of 'SQLite Performance Limits' on the account table at target rates, latency as in the seed; --cpus 2 --memory 1GiB when the machine allows", suiteLimits},
-		suiteDef{"http-ladder", "Making SQLite faster in Go: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver, against serving the file", suiteTurriate},
+		suiteDef{"http-ladder", "Making SQLite faster in Go: one 5.4 KB page over HTTP, from database/sql defaults to a pool of prepared statements and a direct driver (zombie, and the seed's go-sqlite-lite and go-crawshaw when built), against serving the file; WAL and a private cache, and one row opened as the seed did (cache=shared, rollback journal)", suiteTurriate},
 		suiteDef{"wal-growth", "sqlite3perf's concurrent experiment: 100 readers + 100 writers, pool unlimited vs pool 1, WAL size over time", suiteWALGrowth},
 	)
 }
@@ -369,19 +369,30 @@ func walGrowthTables(steps []step, rs []*results.Result) (sum, series *report.Ta
 }
 
 func suiteTurriate(ctx context.Context, s *suiteRun) error {
-	steps := s.turriateSteps()
+	drivers, skipped := s.turriateDrivers()
+	steps := append(s.turriateSteps(), drivers...)
+	for _, sk := range skipped {
+		fmt.Fprintln(s.errw, "http-ladder: "+sk)
+	}
 	rs, err := s.runSteps(ctx, "http ladder", steps)
 	if len(rs) == 0 {
 		return err
 	}
-	if e := s.emit(turriateTable(steps, rs), rs); e != nil {
+	if e := s.emit(turriateTable(steps, rs, skipped), rs); e != nil {
 		return e
 	}
 	return err
 }
 
+// The journal and cache of the HTTP ladder: WAL and a private cache on
+// every step but seedOpen, which opens the database as the seed did.
+const (
+	turriateJournal = "wal"
+	seedOpen        = "pool of prepared statements (100), the seed's open"
+)
+
 // turriateSteps are Turriate's HTTP benchmark's steps in its order: the control, then each
-// improvement.
+// improvement, then the best pool opened as the seed opened its database.
 func (s *suiteRun) turriateSteps() []step {
 	d := s.flags.durationOr(3 * time.Second)
 	st := func(label, strategy, handles string, extra map[string]string) step {
@@ -389,8 +400,12 @@ func (s *suiteRun) turriateSteps() []step {
 		for k, v := range extra {
 			p[k] = v
 		}
-		return step{label, "http", p, map[string]string{"journal": "wal"}}
+		return step{label, "http", p, map[string]string{"journal": turriateJournal}}
 	}
+	seed := st(seedOpen, "stmt-pool", "100", nil)
+	// file:db.sqlite3?cache=shared&mode=rwc to set up, cache=shared&mode=ro
+	// to serve, and SQLite's default journal.
+	seed.set = map[string]string{"journal": "delete", "shared-cache": "true"}
 	return []step{
 		st("file from disk (control)", "file", "5", nil),
 		st("database/sql QueryRow", "plain", "5", nil),
@@ -400,18 +415,49 @@ func (s *suiteRun) turriateSteps() []step {
 		st("pool of prepared statements (20)", "stmt-pool", "20", nil),
 		st("pool of prepared statements (100)", "stmt-pool", "100", nil),
 		st("+ immutable", "stmt-pool", "100", map[string]string{"immutable": "true"}),
+		seed,
 		st("direct driver, statement pool (20)", "direct", "20", nil),
 	}
 }
 
-func turriateTable(steps []step, rs []*results.Result) *report.Table {
+// turriateDriverNames are the direct drivers the seed measured last, each
+// a worker of its own (their cgo builds of SQLite cannot share litebench's
+// binary).
+var turriateDriverNames = []string{"go-sqlite-lite", "go-crawshaw"}
+
+// turriateDrivers are the direct-driver steps on the seed's drivers that
+// this checkout has built, and a line for each that is not.
+func (s *suiteRun) turriateDrivers() (steps []step, skipped []string) {
+	for _, name := range turriateDriverNames {
+		if _, err := target.Get(name); err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s skipped: %v (workers/%s/build.sh builds it)", name, err, name))
+			continue
+		}
+		steps = append(steps, s.turriateDriver(name))
+	}
+	return steps, skipped
+}
+
+func (s *suiteRun) turriateDriver(name string) step {
+	st := s.turriateSteps()
+	direct := st[len(st)-1]
+	p := map[string]string{"direct-target": name}
+	for k, v := range direct.params {
+		p[k] = v
+	}
+	p["direct-target"] = name
+	return step{direct.label, direct.workload, p, direct.set}
+}
+
+func turriateTable(steps []step, rs []*results.Result, skipped []string) *report.Table {
 	tb := &report.Table{Title: "Making SQLite faster in Go: one page row over HTTP, 50 concurrent clients (hey -z -c 50 in the seed)",
-		Headers: []string{"step", "target", "req/s", "vs file", "p50 µs", "p99 µs", "errors"},
-		Right:   []bool{false, false, true, true, true, true, false}}
+		Headers: []string{"step", "target", "journal", "cache", "req/s", "vs file", "p50 µs", "p99 µs", "errors"},
+		Right:   []bool{false, false, false, false, true, true, true, true, false}}
 	var file float64
 	for i, r := range rs {
+		st := steps[i%len(steps)]
 		rate := opRate(r, "request")
-		if steps[i%len(steps)].params["strategy"] == "file" {
+		if st.params["strategy"] == "file" {
 			file = rate
 		}
 		vs := "-"
@@ -423,10 +469,18 @@ func turriateTable(steps []step, rs []*results.Result) *report.Table {
 		if r.Status != results.StatusOK {
 			errs = r.Status + ": " + r.Error
 		}
-		tb.Rows = append(tb.Rows, []string{steps[i%len(steps)].label, r.Target, report.Num(rate), vs, p50, p99, errs})
+		cache := "private"
+		if st.set["shared-cache"] == "true" {
+			cache = "shared"
+		}
+		tb.Rows = append(tb.Rows, []string{st.label, r.Target, st.set["journal"], cache, report.Num(rate), vs, p50, p99, errs})
 	}
 	tb.Notes = append(tb.Notes, "Every response is checked (status 200, body length); a mismatch is an error. The built-in client runs in the same process as the server, like hey on the seed's laptop; 'scripts/compare-loadgen' checks it against wrk and hey.",
-		"'direct' runs on zombie unless --target names a direct-API target; the other steps on --target (default mattn).")
+		"Journal and cache: WAL and a private cache (SQLite's default) on every step but '"+seedOpen+"', which opens the database as the seed did: cache=shared (mode=rwc to set up), SQLite's default rollback journal (delete). The page is served on handles opened read-only (mode=ro) on every step, immutable=1 too on '+ immutable'.",
+		"'direct' runs on zombie (on --target when it names a direct-API target), then on the seed's own drivers, go-sqlite-lite and go-crawshaw, where built, each in a worker process of its own with the server and the load in it (their 'vs file' compares with the control in litebench's process); the other steps run on --target (default mattn).")
+	for _, sk := range skipped {
+		tb.Notes = append(tb.Notes, sk)
+	}
 	return tb
 }
 

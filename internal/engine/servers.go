@@ -37,13 +37,93 @@ type Servers struct {
 	dsn     map[string]string
 	started map[string]io.Closer
 	order   []string
+	fence   map[string]Fence
+	log     io.Writer
+	once    map[string]bool
 	// Keep leaves the managed servers' directories (stopped) to the user.
 	Keep bool
 }
 
 // NewServers returns an empty set of servers.
 func NewServers() *Servers {
-	return &Servers{dsn: map[string]string{}, started: map[string]io.Closer{}}
+	return &Servers{dsn: map[string]string{}, started: map[string]io.Closer{}, fence: map[string]Fence{}}
+}
+
+// Fence is how the workload's SQL is kept to litebench's own database on a
+// user's server (--dsn), decided before the sweep starts.
+type Fence struct {
+	// Role: run the workload's SQL as a role (user) litebench creates for
+	// the run, with rights on the run's database only.
+	Role bool
+	// Why says why there is no such role (Role false).
+	Why string
+	// Statements is nil when the workload's SQL was checked before the
+	// sweep and holds no database-level statement; otherwise the refusal
+	// of the first one (or why it was not checked).
+	Statements error
+}
+
+// SetFence records engine's fence on the user's server.
+func (s *Servers) SetFence(engine string, f Fence) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fence[engine] = f
+}
+
+// FenceOf is engine's fence on the user's server.
+func (s *Servers) FenceOf(engine string) Fence {
+	if s == nil {
+		return Fence{Statements: errors.New("not checked")}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.fence[engine]
+	if !ok {
+		return Fence{Role: true, Statements: errors.New("not checked")}
+	}
+	return f
+}
+
+// SetLog sends what litebench does on the user's servers outside a run
+// (removing what a killed run left) to w, a line each.
+func (s *Servers) SetLog(w io.Writer) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = w
+}
+
+// First reports whether this is the first call with key on s (true for a
+// nil s).
+func (s *Servers) First(key string) bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.once[key] {
+		return false
+	}
+	if s.once == nil {
+		s.once = map[string]bool{}
+	}
+	s.once[key] = true
+	return true
+}
+
+// Logf writes a line to the log set by SetLog (if any).
+func (s *Servers) Logf(format string, a ...any) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	w := s.log
+	s.mu.Unlock()
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", a...)
+	}
 }
 
 // SetDSN points engine's runs at the user's server at u.

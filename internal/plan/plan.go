@@ -208,6 +208,9 @@ func Build(req Request) (*Plan, error) {
 					if err != nil {
 						return nil, err
 					}
+					if err := backoffRuns(t, s); err != nil {
+						return nil, err
+					}
 					label := spec.Name + " " + t.Name()
 					if vary := varyingLabel(m, s, spec, pp, points, eng); vary != "" {
 						label += " " + vary
@@ -238,6 +241,18 @@ func Build(req Request) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// backoffRuns refuses --busy-retry backoff on a worker of another
+// language, which retries only at once.
+func backoffRuns(t target.Target, s settings.Settings) error {
+	if _, _, ok := s.BusyBackoff(); !ok {
+		return nil
+	}
+	if l, ok := t.Client().(interface{ Lang() string }); ok && l.Lang() != "go" {
+		return inputf("--busy-retry %s: the %s worker of target %s retries at once only (none, N, until); use --busy-retry until with it, or a Go target", s.Get("busy-retry"), l.Lang(), t.Name())
+	}
+	return nil
 }
 
 // insertsRows reports whether w inserts a table's rows, where --batch and

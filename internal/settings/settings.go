@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/litebench/litebench/internal/units"
 )
@@ -51,7 +52,7 @@ var appSpecs = []Spec{
 	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate (immediate begins every write, even a single statement)", Canon: OneOf("deferred", "immediate")},
 	{Key: "write-mutex", Default: "false", Help: "serialise writes behind one application-level mutex (as go-sqlite-bench does)", Canon: Boolean},
 	{Key: "writer", Default: "pool", Help: "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", Canon: OneOf("pool", "single")},
-	{Key: "busy-retry", Default: "none", Help: "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", Canon: busyRetryCanon},
+	{Key: "busy-retry", Default: "none", Help: "on SQLITE_BUSY/LOCKED: none, N (retry N times at once), until (retry at once until it succeeds or the run ends: a tight spin, as the seeds did), backoff or backoff:MIN..MAX (retry until it succeeds, waiting MIN·2^n with jitter, at most MAX; backoff is backoff:1ms..100ms)", Canon: busyRetryCanon},
 	{Key: "placement", Default: "in-process", Help: "where the client runs: in-process, or process (a 'litebench worker' child process speaking the worker protocol)", Canon: OneOf("in-process", "process")},
 }
 
@@ -190,9 +191,25 @@ func (s Settings) BusyRetries() int {
 	case "until":
 		return -1
 	default:
+		if strings.HasPrefix(v, "backoff") {
+			return -1
+		}
 		n, _ := strconv.Atoi(v)
 		return n
 	}
+}
+
+// BusyBackoff is --busy-retry backoff's shortest and longest wait (ok
+// false for the other forms, which retry at once).
+func (s Settings) BusyBackoff() (min, max time.Duration, ok bool) {
+	v, found := strings.CutPrefix(s.v["busy-retry"], "backoff:")
+	if !found {
+		return 0, 0, false
+	}
+	lo, hi, _ := strings.Cut(v, "..")
+	min, _ = time.ParseDuration(lo)
+	max, _ = time.ParseDuration(hi)
+	return min, max, true
 }
 
 // String renders the settings that differ from the defaults, for labels.
@@ -295,10 +312,21 @@ func busyRetryCanon(v string) (string, error) {
 		return "none", nil
 	case "until", "forever", "timeout":
 		return "until", nil
+	case "backoff":
+		return "backoff:1ms..100ms", nil
 	default:
+		if r, ok := strings.CutPrefix(l, "backoff:"); ok {
+			lo, hi, ok := strings.Cut(r, "..")
+			min, err1 := time.ParseDuration(lo)
+			max, err2 := time.ParseDuration(hi)
+			if !ok || err1 != nil || err2 != nil || min <= 0 || max < min || max > 10*time.Second {
+				return "", fmt.Errorf("want backoff:MIN..MAX, two durations with 0 < MIN <= MAX <= 10s, such as backoff:1ms..100ms")
+			}
+			return "backoff:" + min.String() + ".." + max.String(), nil
+		}
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 0 {
-			return "", fmt.Errorf("want none, a retry count, or until")
+			return "", fmt.Errorf("want none, a retry count, until, or backoff[:MIN..MAX]")
 		}
 		return strconv.Itoa(n), nil
 	}

@@ -19,6 +19,8 @@ func TestSetCanonicalises(t *testing.T) {
 		{"prepared", "yes", "true"},
 		{"busy-retry", "3", "3"},
 		{"busy-retry", "forever", "until"},
+		{"busy-retry", "backoff", "backoff:1ms..100ms"},
+		{"busy-retry", "Backoff:500us..1s", "backoff:500µs..1s"},
 		{"page-size", "8192", "8192"},
 	} {
 		if err := s.Set(c.key, c.in); err != nil {
@@ -38,6 +40,11 @@ func TestSetRejects(t *testing.T) {
 		{"page-size", "1000", "power of two"},
 		{"pool", "-1", "between"},
 		{"nosuch", "1", "unknown setting"},
+		{"busy-retry", "backoff:10ms..1ms", "0 < MIN <= MAX <= 10s"},
+		{"busy-retry", "backoff:0s..1s", "0 < MIN <= MAX <= 10s"},
+		{"busy-retry", "backoff:1ms..1m", "0 < MIN <= MAX <= 10s"},
+		{"busy-retry", "backoff:1ms", "want backoff:MIN..MAX"},
+		{"busy-retry", "spin", "until, or backoff"},
 	} {
 		err := settings.Default().Set(c.key, c.in)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {

@@ -115,7 +115,7 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 		if e.fatal(err) {
 			return retries, loadgen.Fatal(err)
 		}
-		if !e.retryable(err) || !e.sess.Again(err, retries) {
+		if !e.retryable(err) || !e.sess.Retry(e.ctx, err, retries) {
 			return retries + tableRetries, err
 		}
 		e.x.rng = saved

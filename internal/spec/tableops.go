@@ -277,7 +277,7 @@ func (e *executor) tableWrite(s *topState) (int, error) {
 			}
 			return retries, nil
 		}
-		if !e.sess.Again(err, retries) {
+		if !e.sess.Retry(e.ctx, err, retries) {
 			return retries, err
 		}
 	}

@@ -27,6 +27,8 @@ type Policy struct {
 	// Retries is how often a busy write is tried again: -1 until it
 	// succeeds or the run ends.
 	Retries int
+	// Backoff is the wait before each retry (zero: at once).
+	Backoff Backoff
 }
 
 // PolicyOf reads the application-side settings.
@@ -37,7 +39,13 @@ func PolicyOf(s settings.Settings) Policy {
 		SingleWriter: s.Get("writer") == "single",
 		WriteMutex:   s.Bool("write-mutex"),
 		Retries:      s.BusyRetries(),
+		Backoff:      backoffOf(s),
 	}
+}
+
+func backoffOf(s settings.Settings) Backoff {
+	min, max, _ := s.BusyBackoff()
+	return Backoff{Min: min, Max: max}
 }
 
 // Session is a workload's view of its target: the pools of one instance
@@ -54,6 +62,7 @@ type pools struct {
 	ep     engine.Endpoint
 	reads  DB
 	writer atomic.Pointer[writerDB] // the single writer's pool, opened on first use
+	draws  atomic.Uint64            // backoff's draws
 	openMu sync.Mutex
 	wmu    sync.Mutex // the write mutex
 }

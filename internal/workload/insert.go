@@ -208,9 +208,12 @@ func (w *inserter) run(ctx context.Context, from, to int64) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if w.sess.Again(err, attempt) {
+			if w.sess.Retry(ctx, err, attempt) {
 				w.rec.Retry(opInsert)
 				continue
+			}
+			if ctx.Err() != nil { // ended during a backoff's wait
+				return ctx.Err()
 			}
 			class := w.sess.Classify(err)
 			w.rec.Error(opInsert, class.String())

@@ -196,10 +196,13 @@ var kind = server.Kind{
 	Start: func(ctx context.Context, conf []string, keep bool) (server.Managed, error) {
 		return Start(ctx, conf, keep)
 	},
-	Create: func(name, run string) []string {
-		return []string{"CREATE DATABASE " + dialect.MySQL.Ident(name) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin COMMENT " +
-			dialect.Quote("litebench bench database of run "+run+"; litebench drops it when the run ends")}
+	Create: func(name, comment string) []string {
+		return []string{"CREATE DATABASE " + dialect.MySQL.Ident(name) + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin COMMENT " + dialect.Quote(comment)}
 	},
+	Restamp: func(name, comment string) string {
+		return "ALTER DATABASE " + dialect.MySQL.Ident(name) + " COMMENT " + dialect.Quote(comment)
+	},
+	User: runUser,
 	Drop: func(name string) string { return "DROP DATABASE IF EXISTS " + dialect.MySQL.Ident(name) },
 	Size: func(name string) string {
 		return "SELECT SUM(data_length + index_length) FROM information_schema.tables WHERE table_schema = " + dialect.Quote(name)

@@ -145,11 +145,15 @@ var kind = server.Kind{
 	Start: func(ctx context.Context, conf []string, keep bool) (server.Managed, error) {
 		return Start(ctx, conf, keep)
 	},
-	Create: func(name, run string) []string {
+	Create: func(name, comment string) []string {
 		q := quoteIdent(name)
 		return []string{"CREATE DATABASE " + q + " TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'",
-			"COMMENT ON DATABASE " + q + " IS " + dialect.Quote("litebench bench database of run "+run+"; litebench drops it when the run ends")}
+			"COMMENT ON DATABASE " + q + " IS " + dialect.Quote(comment)}
 	},
+	Restamp: func(name, comment string) string {
+		return "COMMENT ON DATABASE " + quoteIdent(name) + " IS " + dialect.Quote(comment)
+	},
+	User: runRole,
 	Drop: func(name string) string { return "DROP DATABASE IF EXISTS " + quoteIdent(name) + " WITH (FORCE)" },
 	Size: func(name string) string { return "SELECT pg_database_size(" + dialect.Quote(name) + ")" },
 	WithDB: func(base, name string) (string, error) {

@@ -39,8 +39,12 @@ type Database struct {
 	Addr string
 	// Admin reaches the server for creating, measuring and dropping.
 	Admin *sql.DB
-	// Drop drops the database; Size reads its size in bytes.
-	Drop, Size string
+	// Drop drops the database; Size reads its size in bytes; Restamp
+	// marks it kept.
+	Drop, Size, Restamp string
+	// DropUser drops the run's own user, KeepUser marks it kept (nil
+	// when there is none).
+	DropUser, KeepUser func(context.Context) error
 	// Keep leaves it on the server.
 	Keep bool
 	// Private are the run's own servers, stopped after the drop (nil when
@@ -83,14 +87,37 @@ func (d *Database) Probe() (engine.Probe, bool) {
 // the run's own servers.
 func (d *Database) Destroy() error {
 	var errs []error
-	if d.created && !d.Keep && d.Admin != nil {
+	if d.created && d.Admin != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if _, err := d.Admin.ExecContext(ctx, d.Drop); err != nil {
-			errs = append(errs, fmt.Errorf("dropping database %s on %s: %w", d.Name, d.Addr, err))
+		if d.Keep {
+			// Kept: stamped so that no later run takes it for a killed
+			// run's.
+			if d.Restamp != "" {
+				if _, err := d.Admin.ExecContext(ctx, d.Restamp); err != nil {
+					errs = append(errs, fmt.Errorf("marking database %s on %s kept: %w", d.Name, d.Addr, err))
+				}
+			}
+			if d.KeepUser != nil {
+				errs = append(errs, d.KeepUser(ctx))
+			}
+		} else {
+			if _, err := d.Admin.ExecContext(ctx, d.Drop); err != nil {
+				errs = append(errs, fmt.Errorf("dropping database %s on %s: %w", d.Name, d.Addr, err))
+			}
+			if d.DropUser != nil {
+				if err := d.DropUser(ctx); err != nil {
+					errs = append(errs, fmt.Errorf("dropping the run's user %s on %s: %w", d.Name, d.Addr, err))
+				}
+			}
 		}
 		cancel()
 		d.created = false
+	} else if d.DropUser != nil && d.Admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, d.DropUser(ctx))
+		cancel()
 	}
+	d.DropUser, d.KeepUser = nil, nil
 	if d.Admin != nil {
 		d.Admin.Close()
 		d.Admin = nil

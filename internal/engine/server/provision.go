@@ -35,11 +35,15 @@ type Kind struct {
 	Conf func(s settings.Settings) []string
 	// Start starts a managed server.
 	Start func(ctx context.Context, conf []string, keep bool) (Managed, error)
-	// Create, Drop and Size are the statements that create (and mark),
-	// drop and measure database name for run.
-	Create func(name, run string) []string
-	Drop   func(name string) string
-	Size   func(name string) string
+	// Create, Drop and Size are the statements that create database name
+	// (stamped with comment), drop and measure it; Restamp replaces its
+	// comment.
+	Create  func(name, comment string) []string
+	Drop    func(name string) string
+	Size    func(name string) string
+	Restamp func(name, comment string) string
+	// User makes the run's own user on a user's server (nil: none).
+	User *UserKind
 	// WithDB is server URL u with database name chosen.
 	WithDB func(u, name string) (string, error)
 }
@@ -54,6 +58,9 @@ type Base struct {
 	// User is true on the user's server (--dsn).
 	User    bool
 	Managed Managed
+	// Fence says how the workload's SQL was kept to the run's database
+	// on the user's server ("" elsewhere).
+	Fence string
 }
 
 // Provision makes the run's database for r: on the user's server when the
@@ -101,13 +108,71 @@ func Provision(ctx context.Context, r engine.Request, k Kind) (*Base, error) {
 	}
 	b.DB.Admin.SetMaxOpenConns(1)
 	b.DB.Drop, b.DB.Size = k.Drop(b.DB.Name), k.Size(b.DB.Name)
-	if err := b.DB.Create(ctx, k.Create(b.DB.Name, r.Name)...); err != nil {
+	if k.Restamp != nil {
+		b.DB.Restamp = k.Restamp(b.DB.Name, keptStamp("bench database", r.Name))
+	}
+	if b.User {
+		removeOrphans(ctx, servers, k, b.DB.Admin, b.DB.Addr)
+	}
+	if err := b.DB.Create(ctx, k.Create(b.DB.Name, stamp("bench database", r.Name))...); err != nil {
 		return fail(err)
 	}
 	if b.URL, err = k.WithDB(base, b.DB.Name); err != nil {
 		return fail(err)
 	}
+	if b.User {
+		if err := b.fence(ctx, k, servers.FenceOf(k.Engine), r.Name, base); err != nil {
+			return fail(err)
+		}
+	}
 	return b, nil
+}
+
+// fence makes the run's own user on the user's server and points the
+// run's URL at it; where that cannot be, the workload's SQL must have
+// been checked for database-level statements before the sweep.
+func (b *Base) fence(ctx context.Context, k Kind, f engine.Fence, run, base string) error {
+	refused := func(why string) error {
+		if f.Statements != nil {
+			return fmt.Errorf("%s, so litebench cannot keep the workload's SQL to its database on %s, and %v", why, b.DB.Addr, f.Statements)
+		}
+		b.Fence = "the workload's SQL ran as the --dsn user (" + why + "); its database-level statements (CREATE/DROP/ALTER DATABASE, roles and users, GRANT, REVOKE, SET ROLE, COPY ... PROGRAM, ALTER SYSTEM, USE, INTO OUTFILE, LOAD DATA) were refused before the sweep, and it had none"
+		return nil
+	}
+	if k.User == nil {
+		return refused("the engine has no run users")
+	}
+	if !f.Role {
+		return refused(f.Why)
+	}
+	u, hosts, pw := b.DB.Name, clientHosts(base), password()
+	created, err := k.User.Create(ctx, b.DB.Admin, u, pw, stamp(k.User.What, run), hosts)
+	if created {
+		b.DB.DropUser = func(ctx context.Context) error { return k.User.Drop(ctx, b.DB.Admin, u, hosts) }
+		if k.User.Keep != nil {
+			b.DB.KeepUser = func(ctx context.Context) error {
+				return k.User.Keep(ctx, b.DB.Admin, u, keptStamp(k.User.What, run))
+			}
+		}
+	}
+	if err != nil {
+		return refused(fmt.Sprintf("creating %s %s failed: %v", k.User.What, u, oneLine(err)))
+	}
+	if b.URL, err = WithUser(b.URL, u, pw); err != nil {
+		return err
+	}
+	b.Fence = k.User.Note(u, hosts)
+	return nil
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Report gives the run's note on how its SQL was kept to its database.
+func (b *Base) Report(context.Context) ([]engine.Figure, []string) {
+	if b.Fence == "" {
+		return nil, nil
+	}
+	return nil, []string{b.Fence}
 }
 
 func (b *Base) String() string {
