@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // asRun makes synthetic suite results look as the runner records them, for
 // the HTML report's summary: the headline is the run's rate (rows/s for
 // row workloads, ops/s for the others), the wanted rate is kept only by
-// runs with a rate, scan's own figures only by scans (with their
+// runs with a rate (and is that rate), scan's own figures only by scans (with their
 // direction), each op kind runs (but the one a read or write workload does
 // not), and every series samples rows and ops/s with a last interval that
 // is cut short (the run ended 10 ms into it) and does nothing in it.
@@ -32,6 +33,7 @@ func asRun(rs []*results.Result) []*results.Result {
 				if !open {
 					continue
 				}
+				m.Value, _ = strconv.ParseFloat(r.Params["rate"], 64)
 			case "query_returned", "first_row", "per_row":
 				if r.Workload != "scan" {
 					continue
@@ -174,7 +176,8 @@ func TestGoldenSummaryLimits(t *testing.T) {
 	out := summary(rs)
 	// Fixed-rate cells: ranked by p99 response time, one workload a panel.
 	wants(t, out, []string{
-		"- limits · write (write p99 response time): best is #1",
+		"- limits · write · at 20 ops/s (write p99 response time): one cell, #1",
+		"- limits · write · at 1k ops/s (write p99 response time): one cell, #2",
 		"- limits · read (read p99 response time): one cell, #3",
 		"- limits · mixed (read p99 response time):",
 		"limits · mixed (write p99 response time):",

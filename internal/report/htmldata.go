@@ -329,7 +329,7 @@ func (b *builder) cells(rs []*results.Result) {
 			}
 		}
 		if hc.rep != nil {
-			hc.class = classOf(hc.rep, hc.Wanted > 0)
+			hc.class = classOf(hc.rep, hc.Wanted)
 		} else {
 			hc.class = class{workload: r0.Workload, op: "?"} // joins a panel of its workload (groups)
 			hc.class.durability, hc.class.durabilityName = durabilityOf(r0)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/litebench/litebench/internal/results"
@@ -12,7 +13,8 @@ import (
 // The rule of what a summary compares, in one place:
 //
 //   - Only like is ranked with like: cells of one panel share their
-//     workload, their op and whether they ran at a fixed rate. A suite
+//     workload, their op and whether they ran at a fixed rate (and which
+//     rate). A suite
 //     section that holds unlike cells is split into panels named by what
 //     sets them apart.
 //   - A load of reads and writes is ranked by reads and by writes apart,
@@ -30,8 +32,9 @@ import (
 // class is what a cell must share with another to be ranked with it.
 type class struct {
 	workload string
-	op       string // the first op kind; "read+write" for a load of both
-	fixed    bool   // ran at a fixed rate (open loop)
+	op       string  // the first op kind; "read+write" for a load of both
+	fixed    bool    // ran at a fixed rate (open loop)
+	rate     float64 // that rate (ops/s)
 	// durability is the commit durability the settings asked for (or the
 	// connection reported): durable, relaxed, unsynced, or "" unknown;
 	// durabilityName says it with the setting ("durable: sync=full").
@@ -39,7 +42,7 @@ type class struct {
 }
 
 func (c class) key() string {
-	return c.workload + "\x00" + c.op + "\x00" + boolKey(c.fixed)
+	return c.workload + "\x00" + c.op + "\x00" + boolKey(c.fixed) + "\x00" + strconv.FormatFloat(c.rate, 'g', -1, 64)
 }
 
 func boolKey(b bool) string {
@@ -49,9 +52,10 @@ func boolKey(b bool) string {
 	return "0"
 }
 
-// classOf is the class of a cell whose representative run is r.
-func classOf(r *results.Result, fixed bool) class {
-	c := class{workload: r.Workload, fixed: fixed}
+// classOf is the class of a cell whose representative run is r, which
+// ran at the fixed rate wanted (0: closed loop).
+func classOf(r *results.Result, wanted float64) class {
+	c := class{workload: r.Workload, fixed: wanted > 0, rate: wanted}
 	if o := MainOp(r); o != nil {
 		c.op = o.Name
 	}
@@ -134,6 +138,17 @@ func (b *builder) nameApart(base []string) {
 			vary[1] = vary[1] || c.op != first.op
 			vary[2] = vary[2] || c.fixed != first.fixed
 		}
+		// The rate names a panel apart from one of its workload and op
+		// at another rate.
+		rateApart := map[int]bool{}
+		for _, gi := range gs {
+			for _, gj := range gs {
+				ci, cj := b.groupClass(gi), b.groupClass(gj)
+				if ci.workload == cj.workload && ci.op == cj.op && ci.fixed && cj.fixed && ci.rate != cj.rate {
+					rateApart[gi] = true
+				}
+			}
+		}
 		for _, gi := range gs {
 			c := b.groupClass(gi)
 			var parts []string
@@ -143,7 +158,11 @@ func (b *builder) nameApart(base []string) {
 			if vary[1] && !vary[0] && c.op != "?" {
 				parts = append(parts, c.op)
 			}
-			if vary[2] && c.op != "?" {
+			switch {
+			case c.op == "?":
+			case rateApart[gi]:
+				parts = append(parts, "at "+value(c.rate, units.OpsPerSecond))
+			case vary[2]:
 				parts = append(parts, map[bool]string{true: "fixed rate", false: "closed loop"}[c.fixed])
 			}
 			d.Groups[gi].Name = join(d.Groups[gi].Name, strings.Join(parts, " · "))

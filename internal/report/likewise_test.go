@@ -74,6 +74,13 @@ func TestRuleRanksFixedRateByLatency(t *testing.T) {
 		t.Errorf("fixed-rate cells ranked by throughput: %s", g.Sentence)
 	}
 
+	// At another rate: a panel of its own, named by its rate.
+	rs = append(rs, cellOf(5, "", "c", "mixed", map[string]string{"pool": "8"}, 20, 20, rw, 50*time.Microsecond, 90*time.Microsecond))
+	d = BuildHTMLData(rs, Options{Defaults: testDefaults})
+	if len(d.Groups) != 2 || d.Groups[0].Name != "mixed · at 1k ops/s" || d.Groups[1].Name != "mixed · at 20 ops/s" || d.Groups[0].Best != 1 {
+		t.Errorf("cells at two rates: %d groups %q, %q", len(d.Groups), d.Groups[0].Name, d.Groups[len(d.Groups)-1].Name)
+	}
+
 	// Closed loop: reads and writes apart, each with its own best.
 	rs = []*results.Result{
 		cellOf(3, "", "a", "mixed", map[string]string{"pool": "1"}, 10000, 0, rw, 90*time.Microsecond, 200*time.Microsecond),
