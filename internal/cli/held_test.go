@@ -157,6 +157,10 @@ func TestPragmaInspectWAL(t *testing.T) {
 		if o.code != ExitOK || !strings.Contains(o.out, db) {
 			t.Errorf("%s: pragma database_list does not name %s: %q %q", what, db, o.out, o.err)
 		}
+		o = run(t, ctx, "pragma", "wal_checkpoint", "--db", db)
+		if o.code != ExitUsage || !strings.Contains(o.err, "a checkpoint writes the database") || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+			t.Errorf("%s: pragma wal_checkpoint: exit %d, %q", what, o.code, o.err)
+		}
 		o = run(t, ctx, "inspect", "--db", db)
 		if o.code != ExitOK || !strings.Contains(o.out, "journal_mode") || !strings.Contains(o.out, "user_version     "+wantUV) {
 			t.Errorf("%s: inspect:\n%s%s", what, o.out, o.err)

@@ -358,6 +358,10 @@ func pragmaOn(ctx context.Context, t target.Target, name string, s settings.Sett
 			return pragmaAnswer{}, err
 		}
 		defer v.Close()
+		if !v.Immutable && strings.EqualFold(name, "wal_checkpoint") {
+			// SQLite answers a read-only checkpoint with an I/O error.
+			return pragmaAnswer{}, usagef("pragma wal_checkpoint --db %s: a checkpoint writes the database, and pragma opens it read-only; checkpoint it with the program that owns it", path)
+		}
 		ep, pool = sqlite.ReadOnly(v.Path, v.Immutable), target.PoolOptions{}
 		view = v.Path
 		ep.Init = sqlite.Pragmas(s, true)
