@@ -37,42 +37,43 @@ func readsHeld(spec *workload.Spec) bool {
 
 // adoptHeld makes a workload that reads the bench rows of a kept --db use
 // the rows the file holds: unless --reload is given, --rows becomes their
-// count (said on errw before anything runs), a --rows that differs is
-// refused, and so is a file whose tables do not fit the workload. It
-// reports whether --rows changed (the plan is built again). With --reload
-// nothing is read: the file is removed once the plan holds it (reload).
-func adoptHeld(ctx context.Context, p *plan, params map[string]*string, given map[string]bool, reload bool, errw io.Writer) (bool, error) {
+// count, a --rows that differs is refused, and so is a file whose tables do
+// not fit the workload. It returns the note that says so (printed before
+// anything runs) and whether --rows changed (the plan is built again).
+// With --reload nothing is read: the file is removed once the plan holds
+// it (reload).
+func adoptHeld(ctx context.Context, p *plan, params map[string]*string, given map[string]bool, reload bool) (string, bool, error) {
 	c := p.c
 	switch {
 	case reload && p.dbPath == "":
-		return false, usagef("--reload needs --db FILE: the kept bench database to load afresh")
+		return "", false, usagef("--reload needs --db FILE: the kept bench database to load afresh")
 	case reload && c.attach:
-		return false, usagef("--reload: an attached database is read as it is; leave out --attach or --reload")
+		return "", false, usagef("--reload: an attached database is read as it is; leave out --attach or --reload")
 	case p.dbPath == "" || c.attach || !p.usesFile() || reload:
-		return false, nil
+		return "", false, nil
 	}
 	in, err := own.Read(p.dbPath)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return "", false, nil
 	}
 	if err != nil {
-		return false, usagef("--db: %v", err)
+		return "", false, usagef("--db: %v", err)
 	}
 	v, err := own.OpenView(p.dbPath, in)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	defer v.Close()
 	t, err := inProcessTarget("--db", target.Default())
 	if err != nil {
 		t, err = target.Get(target.InProcessNames()[0])
 		if err != nil {
-			return false, err
+			return "", false, err
 		}
 	}
 	d, err := t.Open(ctx, sqlite.ReadOnly(v.Path, v.Immutable), target.PoolOptions{})
 	if err != nil {
-		return false, usagef("--db %s: open: %v", p.dbPath, err)
+		return "", false, usagef("--db %s: open: %v", p.dbPath, err)
 	}
 	defer d.Close()
 	var tables []string
@@ -83,7 +84,7 @@ func adoptHeld(ctx context.Context, p *plan, params map[string]*string, given ma
 		return err
 	})
 	if err != nil {
-		return false, usagef("--db %s: %v", p.dbPath, err)
+		return "", false, usagef("--db %s: %v", p.dbPath, err)
 	}
 	sc := workload.Schemas["bench"]
 	what := p.specs[0].Workload.Name()
@@ -96,9 +97,9 @@ func adoptHeld(ctx context.Context, p *plan, params map[string]*string, given ma
 	}
 	if bench == "" {
 		if len(tables) == 0 {
-			return false, nil // an empty database: the rows are loaded
+			return "", false, nil // an empty database: the rows are loaded
 		}
-		return false, usagef("--db %s holds table %s, not the %s table %s reads; pass --reload to replace it with %s bench rows, or name another file",
+		return "", false, usagef("--db %s holds table %s, not the %s table %s reads; pass --reload to replace it with %s bench rows, or name another file",
 			p.dbPath, strings.Join(tables, ", "), sc.Table, what, rows)
 	}
 	cols := map[string]bool{}
@@ -109,37 +110,37 @@ func adoptHeld(ctx context.Context, p *plan, params map[string]*string, given ma
 		return err
 	})
 	if err != nil {
-		return false, usagef("--db %s: %v", p.dbPath, err)
+		return "", false, usagef("--db %s: %v", p.dbPath, err)
 	}
 	for _, col := range sc.Columns {
 		if !cols[strings.ToLower(col)] {
-			return false, usagef("--db %s: its %s table has no column %s, so %s cannot read it; pass --reload to replace it with %s bench rows, or name another file",
+			return "", false, usagef("--db %s: its %s table has no column %s, so %s cannot read it; pass --reload to replace it with %s bench rows, or name another file",
 				p.dbPath, bench, col, what, rows)
 		}
 	}
 	var n int64
 	err = d.Query(ctx, `SELECT count(*) FROM "`+bench+`"`, nil, func(r target.Row) error { return r.Scan(&n) })
 	if err != nil {
-		return false, usagef("--db %s: %v", p.dbPath, err)
+		return "", false, usagef("--db %s: %v", p.dbPath, err)
 	}
 	if given["rows"] {
 		for _, s := range strings.Split(rows, ",") {
 			if want, err := settings.ParseCount(strings.TrimSpace(s)); err == nil && want != n {
-				return false, usagef("--rows %s: --db %s holds %d bench rows; leave out --rows to %s them, or pass --reload to load %s afresh",
+				return "", false, usagef("--rows %s: --db %s holds %d bench rows; leave out --rows to %s them, or pass --reload to load %s afresh",
 					rows, p.dbPath, n, what, strings.TrimSpace(s))
 			}
 		}
 	}
 	if n == 0 {
-		return false, nil
+		return "", false, nil
 	}
-	fmt.Fprintf(errw, "--db %s holds %d bench rows: %s reads them as they are (--reload loads --rows afresh)\n", p.dbPath, n, what)
+	note := fmt.Sprintf("--db %s holds %d bench rows: %s reads them as they are (--reload loads --rows afresh)", p.dbPath, n, what)
 	held := strconv.FormatInt(n, 10)
 	if rows == held {
-		return false, nil
+		return note, false, nil
 	}
 	*params["rows"] = held
-	return true, nil
+	return note, true, nil
 }
 
 // reload removes the bench database the plan holds (--reload), so that the
@@ -156,4 +157,14 @@ func (p *plan) reload(errw io.Writer) error {
 	}
 	fmt.Fprintf(errw, "--reload: removed %s; its bench rows are loaded afresh\n", p.dbPath)
 	return nil
+}
+
+// heldErr adds to a usage error of a plan built with the rows a kept --db
+// holds that they are its rows: raising --rows means --reload.
+func heldErr(err error, db, rows string) error {
+	var ue usageError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return usagef("%s (--db %s holds %s bench rows; to load more, pass --reload with --rows)", ue.msg, db, rows)
 }

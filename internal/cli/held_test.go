@@ -88,6 +88,13 @@ func TestScanReadsHeldRows(t *testing.T) {
 	}
 	sameFiles(t, "paginate", before, fileSet(t, db))
 
+	// Depths past the rows held: the error says they are the file's.
+	o = run(t, ctx, "paginate", "--db", db, "--no-store", "--progress", "0")
+	if o.code != ExitUsage || !strings.Contains(o.err, "holds 3000 bench rows; to load more, pass --reload with --rows") ||
+		strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+		t.Errorf("paginate past the rows held: exit %d, %q", o.code, o.err)
+	}
+
 	// A --rows that differs is refused, naming --reload; the file stays.
 	o = run(t, ctx, "scan", "--db", db, "--rows", "5000", "--no-store", "--progress", "0")
 	if o.code != ExitUsage || !strings.Contains(o.err, "holds 3000 bench rows") || !strings.Contains(o.err, "--reload") ||

@@ -468,13 +468,18 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	if reload != nil {
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		if again, err := adoptHeld(ctx, p, params, given, *reload, errw); err != nil {
+		note, again, err := adoptHeld(ctx, p, params, given, *reload)
+		if err != nil {
 			return err
-		} else if again {
+		}
+		if again {
 			c.notes = nil
 			if p, err = buildPlan(spec, &c, params); err != nil {
-				return err
+				return heldErr(err, c.db, *params["rows"])
 			}
+		}
+		if note != "" {
+			fmt.Fprintln(errw, note)
 		}
 	}
 	if err := validateCells(ctx, p); err != nil {
