@@ -281,12 +281,15 @@ DESCRIPTION
     Without --db, opens a fresh in-memory database on each target with the
     given settings applied and prints the value a new connection sees. With
     --db, opens FILE read-only and prints its value there; the file is not
-    changed. Seed-style parameters after '?' map onto the settings as they
-    do for 'litebench insert' (_busy_timeout, _sync, _cache_size, ...);
-    those that would change the file (_journal, _page_size, _locking_mode)
-    are refused with --db. With several targets, each gets a column; a
-    pragma that returns several columns (wal_checkpoint: busy, log,
-    checkpointed) prints one line per column.
+    changed and nothing is created beside it (a database in WAL mode, or
+    with a -wal or -shm beside it, is read through a private link or copy,
+    so that journal_mode says wal and the WAL is read). Seed-style
+    parameters after '?' map onto the settings as they do for 'litebench
+    insert' (_busy_timeout, _sync, _cache_size, ...); those that would
+    change the file (_journal, _page_size, _locking_mode) are refused with
+    --db. With several targets, each gets a column; a pragma that returns
+    several columns (wal_checkpoint: busy, log, checkpointed) prints one
+    line per column.
 `, group: groupTarget, examples: []string{
 		"litebench pragma busy_timeout --target mattn,modernc,zombie",
 		"litebench pragma busy_timeout --db 'a.db?_busy_timeout=100'",
@@ -377,12 +380,19 @@ var pragmaColumns = map[string][]string{
 func pragmaOn(ctx context.Context, t target.Target, name string, s settings.Settings, path string) (pragmaAnswer, error) {
 	var ep engine.Endpoint
 	pool := target.PolicyOf(s).PoolOptions
+	view := "" // the file opened for path, when another (database_list names it)
 	if path != "" {
-		in, err := readOnly("pragma", path)
+		v, err := readView("pragma", path)
 		if err != nil {
 			return pragmaAnswer{}, err
 		}
-		ep, pool = sqlite.ReadOnly(path, in.Immutable), target.PoolOptions{}
+		defer v.Close()
+		if !v.Immutable && strings.EqualFold(name, "wal_checkpoint") {
+			// SQLite answers a read-only checkpoint with an I/O error.
+			return pragmaAnswer{}, usagef("pragma wal_checkpoint --db %s: a checkpoint writes the database, and pragma opens it read-only; checkpoint it with the program that owns it", path)
+		}
+		ep, pool = sqlite.ReadOnly(v.Path, v.Immutable), target.PoolOptions{}
+		view = v.Path
 		ep.Init = sqlite.Pragmas(s, true)
 	} else {
 		mem := s.Clone()
@@ -425,6 +435,9 @@ func pragmaOn(ctx context.Context, t target.Target, name string, s settings.Sett
 		row := make([]string, n)
 		for i, v := range vals {
 			row[i] = string(v)
+			if view != "" && row[i] == view {
+				row[i] = path
+			}
 		}
 		a.rows = append(a.rows, row)
 		return nil
@@ -544,7 +557,9 @@ DESCRIPTION
     Opens FILE read-only and prints its journal mode, page size and count,
     freelist, file sizes (database, -wal, -shm), whether litebench created
     it, its tables with row counts, and the SQLite compile options. Nothing
-    is created beside it, not even a -shm file.
+    is created or written beside it, not even a -shm file: a database in
+    WAL mode, or with a -wal or -shm beside it, is read through a private
+    link or copy, so that its WAL is read too.
 `, examples: []string{"litebench inspect --db bench.db", "litebench inspect litebench.db --target modernc"},
 		seeAlso: []string{"pragma", "list targets"}}
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
@@ -567,7 +582,12 @@ DESCRIPTION
 	if err != nil {
 		return err
 	}
-	d, err := t.Open(ctx, sqlite.ReadOnly(*db, in.Immutable), target.PoolOptions{})
+	v, err := own.OpenView(*db, in)
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	defer v.Close()
+	d, err := t.Open(ctx, sqlite.ReadOnly(v.Path, v.Immutable), target.PoolOptions{})
 	if err != nil {
 		return usagef("inspect: open %s: %v", *db, err)
 	}
@@ -609,9 +629,6 @@ DESCRIPTION
 			add("size"+suf, fmt.Sprintf("%d bytes", st.Size()))
 		}
 	}
-	if in.Immutable && in.WALBytes > 0 {
-		add("note", "read as immutable, so nothing is created beside it: what is only in its -wal is not shown")
-	}
 	var tables []string
 	d.Query(ctx, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name", nil, func(r target.Row) error {
 		var n string
@@ -645,6 +662,20 @@ func readOnly(cmd, path string) (*own.Info, error) {
 		return nil, usagef("%s: %v", cmd, err)
 	}
 	return in, nil
+}
+
+// readView is readOnly and how to open the file without writing beside it
+// (own.View); the caller closes it.
+func readView(cmd, path string) (*own.View, error) {
+	in, err := readOnly(cmd, path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := own.OpenView(path, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return v, nil
 }
 
 // inProcessTarget is the target cmd reads through: one whose client runs

@@ -511,6 +511,10 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 		stringFlag(fs, params[p.Name], p.Name, p.Default, paramUsage(p), isBoolDefault(p.Default))
 		inGroup(fs, groupWorkload, p.Name)
 	}
+	var reload *bool
+	if readsHeld(spec) {
+		reload = fs.Bool("reload", false, reloadUsage)
+	}
 	if err := parse(fs, args, out, workloadPage(spec).help(fs)); err != nil {
 		return err
 	}
@@ -528,6 +532,23 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	if err != nil {
 		return err
 	}
+	if reload != nil {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		note, again, err := adoptHeld(ctx, p, params, given, *reload)
+		if err != nil {
+			return err
+		}
+		if again {
+			c.notes = nil
+			if p, err = buildPlan(spec, &c, params); err != nil {
+				return heldErr(err, c.db, *params["rows"])
+			}
+		}
+		if note != "" {
+			fmt.Fprintln(errw, note)
+		}
+	}
 	if err := validateCells(ctx, p); err != nil {
 		return err
 	}
@@ -538,6 +559,11 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 		return err
 	}
 	defer p.close()
+	if reload != nil && *reload {
+		if err := p.reload(errw); err != nil {
+			return err
+		}
+	}
 	rs, err := p.execute(ctx, out, errw)
 	if err != nil {
 		return err

@@ -71,6 +71,13 @@ func (p *page) summary() {
 		}
 		p.printf("</ul>\n")
 	}
+	if len(d.Passed) > 0 {
+		p.printf("<h3>Checks passed</h3>\n<ul class=\"passed\">\n")
+		for _, w := range d.Passed {
+			p.printf("<li>%s</li>\n", esc(w))
+		}
+		p.printf("</ul>\n")
+	}
 	p.printf("</section>\n")
 }
 

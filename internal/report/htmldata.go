@@ -29,10 +29,13 @@ type HTMLData struct {
 	Groups []Group `json:"groups"`
 	// Warnings say in words what a reader must know before trusting the
 	// figures.
-	Warnings []string      `json:"warnings,omitempty"`
-	Latency  []CurvePanel  `json:"latency"`
-	Series   []SeriesPanel `json:"series"`
-	Envs     []EnvInfo     `json:"envs"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Passed are the checks the runs passed (a workload's checks), each
+	// with the cells that passed it.
+	Passed  []string      `json:"passed,omitempty"`
+	Latency []CurvePanel  `json:"latency"`
+	Series  []SeriesPanel `json:"series"`
+	Envs    []EnvInfo     `json:"envs"`
 }
 
 // HTMLCell is one cell: the runs of one point of the sweep.
@@ -79,6 +82,10 @@ type HTMLCell struct {
 	// control: the cell is the control its workload compares with (say,
 	// serving a file instead of querying a database).
 	control bool
+	// oks are the runs that finished ok; class is what the cell must share
+	// with others to be ranked with them (likewise.go).
+	oks   []*results.Result
+	class class
 }
 
 // RunInfo is what reproduces a run.
@@ -178,6 +185,9 @@ type SeriesLine struct {
 	Warnings    []Marker  `json:"warnings,omitempty"`
 	// Wanted is the open-loop rate asked for (ops/s panels only).
 	Wanted float64 `json:"wanted,omitempty"`
+	// Partial: the last point covers a shorter interval than the others
+	// (the run ended part way into it); it is drawn, never headlined.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Marker is a moment of a run worth pointing at.
@@ -312,6 +322,17 @@ func (b *builder) cells(rs []*results.Result) {
 			if v, ok := hc.rep.Metric(results.WantedRate); ok {
 				hc.Wanted, hc.Achieved = v, achieved(hc.rep)
 			}
+		}
+		for _, r := range c.Runs {
+			if r.Status == results.StatusOK {
+				hc.oks = append(hc.oks, r)
+			}
+		}
+		if hc.rep != nil {
+			hc.class = classOf(hc.rep, hc.Wanted)
+		} else {
+			hc.class = class{workload: r0.Workload, op: "?"} // joins a panel of its workload (groups)
+			hc.class.durability, hc.class.durabilityName = durabilityOf(r0)
 		}
 		d.Cells = append(d.Cells, hc)
 	}
@@ -537,16 +558,55 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func (b *builder) groups() {
 	d := b.d
 	idx := map[string]int{}
-	for i, c := range d.Cells {
-		k := c.Section + "\x00" + c.Group + "\x00" + c.Unit
-		g, ok := idx[k]
+	var base []string
+	add := func(i int, k, key string) {
+		g, ok := idx[key]
 		if !ok {
 			g = len(d.Groups)
-			idx[k] = g
+			idx[key] = g
+			c := d.Cells[i]
 			d.Groups = append(d.Groups, Group{Name: c.Group, Unit: c.Unit, Better: c.Better})
+			base = append(base, k)
 		}
 		d.Groups[g].Cells = append(d.Groups[g].Cells, i)
 	}
+	for i, c := range d.Cells {
+		if c.rep != nil {
+			k := c.Section + "\x00" + c.Group + "\x00" + c.Unit
+			add(i, k, k+"\x00"+c.class.key())
+		}
+	}
+	// A cell with no run that finished goes beside its workload's other
+	// cells.
+	for i, c := range d.Cells {
+		if c.rep != nil {
+			continue
+		}
+		k := c.Section + "\x00" + c.Group + "\x00" + c.Unit
+		key := k + "\x00" + c.class.key()
+		for gi, gb := range base {
+			if gb == k && d.Cells[d.Groups[gi].Cells[0]].Workload == c.Workload {
+				key = k + "\x00" + d.Cells[d.Groups[gi].Cells[0]].class.key()
+				break
+			}
+		}
+		add(i, k, key)
+	}
+	// In the cells' order.
+	for gi := range d.Groups {
+		sort.Ints(d.Groups[gi].Cells)
+	}
+	order := make([]int, len(d.Groups))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(x, y int) bool { return d.Groups[order[x]].Cells[0] < d.Groups[order[y]].Cells[0] })
+	groups, bases := make([]Group, len(order)), make([]string, len(order))
+	for k, gi := range order {
+		groups[k], bases[k] = d.Groups[gi], base[gi]
+	}
+	d.Groups, base = groups, bases
+	b.nameApart(base)
 	// Groups of one name are told apart: a suite section named like a
 	// workload by "(suite)", one name in several units by its unit.
 	names := map[string]int{}
@@ -701,7 +761,7 @@ func (b *builder) bestOf(g *Group) {
 	b.best(g)
 	// The best is measured against the workload's control, where it has
 	// one.
-	if g.Best < 0 {
+	if ms := b.measures(g); g.Best < 0 || len(ms) != 1 || ms[0].label != "" {
 		return
 	}
 	keys := b.keyOf(g.Cells)
@@ -733,76 +793,129 @@ func (b *builder) eligible(g *Group, i int) bool {
 }
 
 func (b *builder) best(g *Group) {
-	d := b.d
 	g.Best, g.Baseline = -1, -1
+	parts := b.byDurability(g)
+	var titles, sentences []string
+	first := true
+	for _, part := range parts {
+		for _, m := range b.measures(part) {
+			tag := m.label
+			if len(parts) > 1 {
+				tag = part.Name
+				if m.label != "" {
+					tag += " · " + m.label
+				}
+			}
+			r := b.rank(part, g.Name, tag, m)
+			if first {
+				g.Best, g.Baseline, g.BaselineName = r.best, r.base, r.baseName
+				g.Speedup, g.SpeedupLo, g.SpeedupHi = r.speedup, r.lo, r.hi
+				first = false
+			}
+			titles, sentences = append(titles, r.title), append(sentences, r.sentence)
+		}
+	}
+	if g.Best >= 0 {
+		b.d.Cells[g.Best].Best = true
+	}
+	g.Title = g.Name + ": " + strings.Join(titles, "; ")
+	g.Sentence = strings.Join(sentences, " ") + b.figures(g)
+}
+
+// ranking is a group's ranking by one measure, in words.
+type ranking struct {
+	best, base      int
+	baseName        string
+	speedup, lo, hi float64
+	title, sentence string
+}
+
+// rank finds the best of g's cells by m and the baseline it is measured
+// against, and says so, naming the panel name and tag (the durability
+// class and the measure, where the panel is ranked by several).
+func (b *builder) rank(g *Group, name, tag string, m *measure) ranking {
+	rk := ranking{best: -1, base: -1}
 	for _, i := range g.Cells {
-		if b.eligible(g, i) && (g.Best < 0 || better(d.Cells[i].Median, d.Cells[g.Best].Median, g.Better)) {
-			g.Best = i
+		if b.eligibleBy(g, i, m) && (rk.best < 0 || better(m.med[i], m.med[rk.best], m.better)) {
+			rk.best = i
 		}
 	}
 	word := "best"
-	if g.Better == string(units.Higher) && units.IsRate(g.Unit) {
+	if m.better == string(units.Higher) && units.IsRate(m.unit) {
 		word = "fastest"
 	}
-	if g.Best < 0 {
-		g.Title = g.Name + ": no run finished"
-		g.Sentence = g.Title + "."
-		return
+	lead := ""
+	if tag != "" {
+		name += " (" + tag + ")"
+		lead = tag + ": "
 	}
-	best := &d.Cells[g.Best]
-	best.Best = true
+	if rk.best < 0 {
+		rk.title = lead + "no run finished"
+		rk.sentence = name + ": no run finished."
+		if m.label != "" {
+			rk.title, rk.sentence = lead+"no run measured it", name+": no run measured it."
+		}
+		return rk
+	}
+	best := b.d.Cells[rk.best]
 	keys := b.keyOf(g.Cells)
-	bare := strings.TrimPrefix(keys[g.Best], "#"+itoa(best.Index)+" ")
-	fig := value(best.Median, g.Unit)
-	if best.CI != "" && best.CI != "±∞" {
-		fig += " " + best.CI
+	bare := strings.TrimPrefix(keys[rk.best], "#"+itoa(best.Index)+" ")
+	fig := value(m.med[rk.best], m.unit)
+	if ci := m.ci[rk.best]; ci != "" && ci != "±∞" {
+		fig += " " + ci
 	}
 	alone := true
 	for _, i := range g.Cells {
-		alone = alone && (i == g.Best || !b.eligible(g, i))
+		alone = alone && (i == rk.best || !b.eligibleBy(g, i, m))
 	}
 	if alone {
-		g.Title = g.Name + ": " + value(best.Median, g.Unit)
-		g.Sentence = g.Name + ": " + keys[g.Best] + ", " + fig + "."
+		rk.title = lead + value(m.med[rk.best], m.unit)
+		rk.sentence = name + ": " + keys[rk.best] + ", " + fig + "."
 		if len(g.Cells) == 1 {
-			g.Sentence = g.Name + ": one cell, " + keys[g.Best] + ", " + fig + "."
+			rk.sentence = name + ": one cell, " + keys[rk.best] + ", " + fig + "."
 		}
-		return
+		return rk
 	}
-	base, name := b.baseline(g)
-	g.Baseline, g.BaselineName = base, name
-	head := g.Name + ": " + word + " is " + keys[g.Best] + " at " + fig
-	if base == g.Best {
-		g.Title = g.Name + ": " + bare + " is " + word + ", and it is " + name
-		g.Sentence = head + ", which is " + name + "."
-		return
+	base, bname := b.baseline(g, m, rk.best)
+	rk.base, rk.baseName = base, bname
+	head := name + ": " + word + " is " + keys[rk.best] + " at " + fig
+	if base == rk.best {
+		rk.title = lead + bare + " is " + word + ", and it is " + bname
+		rk.sentence = head + ", which is " + bname + "."
+		return rk
 	}
-	bc := d.Cells[base]
-	if bc.N == 0 {
-		g.Title = g.Name + ": " + bare + " is " + word
-		g.Sentence = head + "."
-		return
+	if !m.has(base) || m.med[base] == 0 || m.med[rk.best] == 0 {
+		rk.title = lead + bare + " is " + word
+		rk.sentence = head + "."
+		return rk
 	}
-	g.Speedup = best.Median / bc.Median
-	if g.Better == string(units.Lower) {
-		g.Speedup = bc.Median / best.Median
+	rk.speedup = m.med[rk.best] / m.med[base]
+	if m.better == string(units.Lower) {
+		rk.speedup = m.med[base] / m.med[rk.best]
 	}
 	interval := ""
-	if lo, hi, ok := ratioCI(bc.values, best.values); ok {
-		if g.Better == string(units.Lower) {
+	if lo, hi, ok := ratioCI(m.vals[base], m.vals[rk.best]); ok {
+		if m.better == string(units.Lower) {
 			lo, hi = 1/hi, 1/lo
 		}
-		g.SpeedupLo, g.SpeedupHi = lo, hi
+		rk.lo, rk.hi = lo, hi
 		interval = " (95% interval " + times(lo) + "–" + times(hi) + ")"
-	} else if bc.N > 1 || best.N > 1 {
-		interval = fmt.Sprintf(" (no interval with %d+%d runs; --repeat %d gives one)", bc.N, best.N, minCIRuns)
+	} else if nb, nt := len(m.vals[base]), len(m.vals[rk.best]); nb > 1 || nt > 1 {
+		interval = fmt.Sprintf(" (no interval with %d+%d runs; --repeat %d gives one)", nb, nt, minCIRuns)
 	}
-	over := "over " + name
-	if g.Better == string(units.Lower) {
-		over = "better than " + name
+	over := "over " + bname
+	if m.better == string(units.Lower) {
+		over = "better than " + bname
 	}
-	g.Title = g.Name + ": " + bare + " is " + word + ", " + times(g.Speedup) + " " + over
-	g.Sentence = head + ", " + times(g.Speedup) + " " + over + interval + "."
+	rk.title = lead + bare + " is " + word + ", " + times(rk.speedup) + " " + over
+	rk.sentence = head + ", " + times(rk.speedup) + " " + over + interval + "."
+	return rk
+}
+
+// eligibleBy reports whether cell i can be ranked by m: it is eligible
+// and has the measure.
+func (b *builder) eligibleBy(g *Group, i int, m *measure) bool {
+	return m.has(i) && b.eligible(g, i)
 }
 
 // times renders a ratio: ×1.08, ×4.2, ×109.
@@ -822,9 +935,7 @@ func times(r float64) string {
 // defaults; or else the first, which in a suite section is the step the
 // section starts from ("driver defaults") and in a sweep the first value
 // of each list. With no peer (only targets differ) it is the worst cell.
-func (b *builder) baseline(g *Group) (int, string) {
-	d := b.d
-	best := g.Best
+func (b *builder) baseline(g *Group, m *measure, best int) (int, string) {
 	keys := b.keyOf(g.Cells)
 	same := []string{"workload", "target", "engine", "placement"}
 	if !b.stepped(g.Cells) {
@@ -832,7 +943,7 @@ func (b *builder) baseline(g *Group) (int, string) {
 	}
 	var peers []int
 	for _, i := range sortedInts(g.Cells) {
-		ok := b.eligible(g, i)
+		ok := b.eligibleBy(g, i, m)
 		for _, f := range same {
 			ok = ok && b.label(i, f) == b.label(best, f)
 		}
@@ -860,7 +971,7 @@ func (b *builder) baseline(g *Group) (int, string) {
 	}
 	worst := -1
 	for _, i := range g.Cells {
-		if b.eligible(g, i) && (worst < 0 || better(d.Cells[worst].Median, d.Cells[i].Median, g.Better)) {
+		if b.eligibleBy(g, i, m) && (worst < 0 || better(m.med[worst], m.med[i], m.better)) {
 			worst = i
 		}
 	}

@@ -191,7 +191,7 @@ func (b *builder) series() {
 			for _, i := range f.cells {
 				r := b.d.Cells[i].rep
 				cps, warns := markers(r)
-				base := SeriesLine{Cell: i, Run: r.RunID, Key: keys[i], Checkpoints: cps, Warnings: warns}
+				base := SeriesLine{Cell: i, Run: r.RunID, Key: keys[i], Checkpoints: cps, Warnings: warns, Partial: partialLast(r.Series)}
 				for k, pts := range seriesPoints(r, rate, perOp) {
 					for _, l := range pts {
 						line := base
@@ -328,19 +328,30 @@ func markers(r *results.Result) (cps []float64, warns []Marker) {
 	return cps, warns
 }
 
-// seriesTitle says what a time-series panel shows.
+// whole are a line's points without a partial last one (whose interval
+// was cut short by the run's end).
+func whole(l SeriesLine) [][2]float64 {
+	if l.Partial && len(l.Points) > 1 {
+		return l.Points[:len(l.Points)-1]
+	}
+	return l.Points
+}
+
+// seriesTitle says what a time-series panel shows. A partial last
+// interval is never its headline.
 func seriesTitle(p SeriesPanel) string {
 	switch p.Figure {
 	case "ops_per_s":
 		// The deepest dip below a run's own mean.
 		worst, at, key := 2.0, 0.0, ""
 		for _, l := range p.Lines {
+			pts := whole(l)
 			var sum float64
-			for _, pt := range l.Points {
+			for _, pt := range pts {
 				sum += pt[1]
 			}
-			mean := sum / float64(len(l.Points))
-			for _, pt := range l.Points {
+			mean := sum / float64(len(pts))
+			for _, pt := range pts {
 				if mean > 0 && pt[1]/mean < worst {
 					worst, at, key = pt[1]/mean, pt[0], l.Key
 				}
@@ -353,7 +364,7 @@ func seriesTitle(p SeriesPanel) string {
 	case "p99_us":
 		peak, at, key := 0.0, 0.0, ""
 		for _, l := range p.Lines {
-			for _, pt := range l.Points {
+			for _, pt := range whole(l) {
 				if pt[1] > peak {
 					peak, at, key = pt[1], pt[0], l.Key
 				}

@@ -115,6 +115,16 @@ func (b *builder) warnings(rs []*results.Result) {
 			}
 		}
 	}
+	// Checks that passed are listed as passed, not as warnings.
+	var rest []string
+	for _, n := range order {
+		if passedCheck(n) {
+			d.Passed = append(d.Passed, fmt.Sprintf("%s: %s", list(notes[n]), n))
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	order = rest
 	for k, n := range order {
 		if k == maxListed {
 			add(fmt.Sprintf("and %d more notes (see each run's notes in 'litebench show').", len(order)-maxListed))

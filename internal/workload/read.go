@@ -21,7 +21,7 @@ func init() {
 		Name:    "scan",
 		Summary: "read every bench row, re-hash rand and compare with hash (sqlite3perf bench)",
 		Params: []Param{
-			{"rows", "1000000", "rows to load before scanning (loading is not measured)", true},
+			{"rows", "1000000", "rows to load before scanning (loading is not measured); a kept --db is scanned with the rows it holds unless --reload", true},
 			{"seed", "1", "data seed", false},
 		},
 		New: newScan,
@@ -30,7 +30,7 @@ func init() {
 		Name:    "paginate",
 		Summary: "OFFSET vs keyset pagination at several depths (sqlite3perf pagination)",
 		Params: []Param{
-			{"rows", "1000000", "rows to load before paginating (loading is not measured)", true},
+			{"rows", "1000000", "rows to load before paginating (loading is not measured); a kept --db is read with the rows it holds unless --reload", true},
 			{"depths", "1000,100000,900000", "comma list of page depths (rows skipped)", false},
 			{"page", "5", "rows per page (LIMIT)", false},
 			{"count", "20", "queries per depth and method", false},

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/litebench/litebench/internal/dialect"
@@ -102,8 +103,14 @@ func (in *instance) ReadEndpoint(immutable bool) engine.Endpoint {
 }
 
 // Stamp sets PRAGMA application_id, by which litebench knows its files.
+// A file already stamped is left as it is: setting the same value again is
+// a write transaction, which changes the file's header (its change
+// counter), and a kept database that is read should stay byte-identical.
 func (in *instance) Stamp(ctx context.Context, db engine.SQL) error {
 	if in.memory {
+		return nil
+	}
+	if v, err := db.Strings(ctx, "PRAGMA application_id"); err == nil && len(v) == 1 && v[0] == strconv.Itoa(int(own.BenchAppID)) {
 		return nil
 	}
 	return db.Exec(ctx, fmt.Sprintf("PRAGMA application_id = %d", own.BenchAppID))
