@@ -46,6 +46,9 @@ type Workload struct {
 	// is its value (pgbench's: the rows of pgbench_branches, else 1).
 	scaleSlot int
 	scale     int64
+	// begins are the BEGIN steps of the transactions, whose modes
+	// CheckBegin compares with the tx setting.
+	begins []*Step
 }
 
 type txnRun struct {
@@ -291,9 +294,7 @@ func (w *Workload) compileTxns() error {
 						r.read = false
 					}
 				}
-				if err := w.checkBegin(st); err != nil {
-					return err
-				}
+				w.begins = append(w.begins, st)
 			case sTable:
 				if r.top, err = w.tableOp(st, t); err == nil {
 					r.top.idx = len(w.tops)
@@ -356,15 +357,25 @@ func (w *Workload) stmtRun(s *Stmt, seen map[*Stmt]*stmtRun) *stmtRun {
 	return r
 }
 
-// checkBegin refuses a BEGIN whose mode the tx setting does not give:
-// litebench begins transactions the way the setting says.
-func (w *Workload) checkBegin(st *Step) error {
-	if st.mode == "" {
+// CheckBegin refuses a BEGIN whose mode the tx setting does not give, on
+// an engine that begins transactions as the setting says (SQLite). An
+// engine that does not run --tx (PostgreSQL, MariaDB) begins each
+// transaction its own way: a BEGIN IMMEDIATE there is the engine's
+// read-write transaction (docs/engines.md).
+func (w *Workload) CheckBegin(engine string) error {
+	if !settings.Applies("tx", engine) {
 		return nil
 	}
-	if tx := w.set.Get("tx"); tx != st.mode {
-		return errorf(st.pos, "BEGIN %s needs --tx %s (the tx setting is %s; litebench begins transactions as the setting says)",
-			strings.ToUpper(st.mode), st.mode, tx)
+	return w.checkBegins()
+}
+
+func (w *Workload) checkBegins() error {
+	tx := w.set.Get("tx")
+	for _, st := range w.begins {
+		if st.mode != "" && st.mode != tx {
+			return errorf(st.pos, "BEGIN %s needs --tx %s (the tx setting is %s; litebench begins transactions as the setting says)",
+				strings.ToUpper(st.mode), st.mode, tx)
+		}
 	}
 	return nil
 }
