@@ -278,7 +278,13 @@ func create(t Table, typ func(c Column, keyed bool) string, suffix string) []str
 		}
 	}
 	b.WriteString(")" + suffix)
-	out := []string{b.String()}
+	return append([]string{b.String()}, CreateIndexes(t)...)
+}
+
+// CreateIndexes renders the CREATE INDEX statements of t's indexes, the
+// same on every engine (for a table whose own DDL a workload gives).
+func CreateIndexes(t Table) []string {
+	var out []string
 	for _, ix := range t.Indexes {
 		u := ""
 		if ix.Unique {

@@ -54,3 +54,32 @@ func TestCheckBeginPerEngine(t *testing.T) {
 		}
 	}
 }
+
+const createFile = `name = "t"
+[[table]]
+name = "u"
+rows = 3
+columns = [{ name = "id", type = "integer", primary_key = true, gen = "seq(1)" }, { name = "email", type = "text", gen = "hex(8)" }]
+indexes = [{ name = "u_email", columns = ["email"], unique = true }]
+create = "CREATE TABLE u(id INTEGER PRIMARY KEY, email VARCHAR(100))"
+[transaction.r]
+steps = ["SELECT count(*) FROM u"]
+`
+
+// A table's own DDL and its indexes both apply: the indexes are rendered
+// after the DDL, on every engine alike; an index the DDL also makes is
+// refused in one line.
+func TestCreateWithIndexes(t *testing.T) {
+	w := parseResolve(t, createFile, nil)
+	want := []string{"CREATE TABLE u(id INTEGER PRIMARY KEY, email VARCHAR(100))", "CREATE UNIQUE INDEX u_email ON u(email)"}
+	if got := w.tables[0].create; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("create runs\n%q\nwant\n%q", got, want)
+	}
+	twice := strings.Replace(createFile, `create = "CREATE TABLE u(id INTEGER PRIMARY KEY, email VARCHAR(100))"`,
+		`create = ["CREATE TABLE u(id INTEGER PRIMARY KEY, email VARCHAR(100))", "CREATE INDEX u_email ON u(email)"]`, 1)
+	_, err := ParseFile("t.toml", []byte(twice))
+	const msg = "t.toml:2:3: table u: index u_email is made both by create and by indexes: drop it from one of them"
+	if err == nil || err.Error() != msg {
+		t.Errorf("got %v, want %s", err, msg)
+	}
+}

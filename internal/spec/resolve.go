@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/gen"
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
@@ -211,6 +212,22 @@ func (w *Workload) resolveTables() error {
 				return err
 			}
 			tr.create = append(tr.create, q)
+		}
+		if len(tr.create) > 0 && len(tr.t.Indexes) > 0 {
+			// The table's own DDL, then its indexes as litebench
+			// renders them, unless the DDL makes one of them itself.
+			made := map[string]bool{}
+			for _, q := range tr.create {
+				for _, n := range createdNames(q) {
+					made[strings.ToLower(n)] = true
+				}
+			}
+			for _, ix := range tr.t.Indexes {
+				if made[strings.ToLower(ix.Name)] {
+					return errorf(tr.t.Pos, "table %s: index %s is made both by create and by indexes: drop it from one of them", tr.t.Name, ix.Name)
+				}
+			}
+			tr.create = append(tr.create, dialect.CreateIndexes(sc.DDL)...)
 		}
 	}
 	return nil
@@ -629,8 +646,10 @@ func (w *Workload) Tables() []string {
 	var out []string
 	for _, t := range w.tables {
 		out = append(out, t.schema.DDL.Name)
-		for _, ix := range t.schema.DDL.Indexes {
-			out = append(out, ix.Name)
+		if len(t.create) == 0 {
+			for _, ix := range t.schema.DDL.Indexes {
+				out = append(out, ix.Name)
+			}
 		}
 		for _, q := range t.create {
 			out = append(out, createdNames(q)...)
