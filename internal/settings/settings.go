@@ -36,6 +36,11 @@ type Spec struct {
 	// Show, when set, says what a canonical value sets, for a value given
 	// in another form ("64MiB" → "PRAGMA cache_size = -65536 (64.0MiB)").
 	Show func(canon string) string
+	// OmitDefault sends the setting to a worker only when it is not at
+	// its default: a worker of another language that does not know it
+	// runs the default without being told, and refuses any other value
+	// as an unknown setting.
+	OmitDefault bool
 }
 
 // Specs lists every setting in display order: the engines' settings, then
