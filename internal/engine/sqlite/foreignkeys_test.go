@@ -7,25 +7,27 @@ import (
 	"github.com/litebench/litebench/internal/settings"
 )
 
-// --foreign-keys takes on/off in the usual boolean spellings, sets the
-// pragma only when on (off is SQLite's default) and reaches a worker only
-// when on, so that workers that do not know it run the default.
+// --foreign-keys takes default and on/off in the usual boolean
+// spellings, sets the pragma only when asked (the default is the
+// build's) and reaches a worker only when asked, so that workers that do
+// not know it run the default.
 func TestForeignKeysSetting(t *testing.T) {
 	m := settings.NewMatrix()
-	if err := m.SetList("foreign-keys", "off,ON,1"); err != nil {
+	if err := m.SetList("foreign-keys", "default,off,ON,1,no"); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Axes; len(got) != 1 || !reflect.DeepEqual(got[0].Values, []string{"off", "on"}) {
-		t.Fatalf("--foreign-keys off,ON,1 sweeps %v, want [off on]", got)
+	if got := m.Axes; len(got) != 1 || !reflect.DeepEqual(got[0].Values, []string{"default", "off", "on"}) {
+		t.Fatalf("--foreign-keys default,off,ON,1,no sweeps %v, want [default off on]", got)
 	}
-	if err := settings.Default().Set("foreign-keys", "maybe"); err == nil || err.Error() != `--foreign-keys "maybe": want on or off` {
+	if err := settings.Default().Set("foreign-keys", "maybe"); err == nil || err.Error() != `--foreign-keys "maybe": want default, on or off` {
 		t.Errorf("a bad value: %v", err)
 	}
 	for _, p := range m.Points() {
-		on := p.Get("foreign-keys") == "on"
+		fk := p.Get("foreign-keys")
+		asked := fk != "default"
 		var want []string
-		if on {
-			want = []string{"PRAGMA foreign_keys = on"}
+		if asked {
+			want = []string{"PRAGMA foreign_keys = " + fk}
 		}
 		var got []string
 		for _, q := range Pragmas(p, false) {
@@ -36,11 +38,11 @@ func TestForeignKeysSetting(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("foreign-keys %s: pragmas %q, want %q", p.Get("foreign-keys"), got, want)
 		}
-		if r := Pragmas(p, true); on && r[len(r)-1] != "PRAGMA foreign_keys = on" {
+		if r := Pragmas(p, true); asked && r[len(r)-1] != "PRAGMA foreign_keys = "+fk {
 			t.Errorf("readers' pragmas %q lack foreign_keys", r)
 		}
 		_, sent := p.WorkerMap(Name)["foreign-keys"]
-		if sent != on {
+		if sent != asked {
 			t.Errorf("foreign-keys %s sent to a worker: %v", p.Get("foreign-keys"), sent)
 		}
 	}

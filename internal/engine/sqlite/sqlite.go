@@ -132,9 +132,8 @@ func (in *instance) Fingerprint(ctx context.Context, db engine.SQL) engine.Finge
 			fp.InForce[name] = strings.ToLower(v[0])
 		}
 	}
-	// A build without foreign keys answers nothing; one that enforces
-	// them by default answers 1 to a run that did not ask.
-	if got, want := map[string]string{"1": "on", "0": "off"}[fp.InForce["foreign_keys"]], in.s.Get("foreign-keys"); got != want {
+	// A build without foreign keys answers nothing.
+	if got, want := map[string]string{"1": "on", "0": "off"}[fp.InForce["foreign_keys"]], in.s.Get("foreign-keys"); want != "default" && got != want {
 		if got == "" {
 			got = "none (a build without foreign keys)"
 		}
