@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/target"
+	"github.com/litebench/litebench/internal/worker/workertest"
 )
 
 // Every example runs unchanged on SQLite, PostgreSQL and MariaDB: bank's
@@ -160,5 +164,61 @@ func TestBeginImmediateNeedsTxOnSQLite(t *testing.T) {
 	want := "litebench: --target mattn: " + filepath.Join(examples, "bank.toml") + ":59:4: BEGIN IMMEDIATE needs --tx immediate (the tx setting is deferred; litebench begins transactions as the setting says)\n"
 	if o.code != 2 || o.err != want {
 		t.Errorf("exit %d: %q, want 2: %q", o.code, o.err, want)
+	}
+}
+
+// A file's BEGIN EXCLUSIVE makes --tx exclusive its default on SQLite,
+// through database/sql (mattn) and a direct API (zombie), and begins each
+// server's read-write transaction: money is kept everywhere, with two
+// workers contending, and no run counts an error.
+func TestBeginExclusiveOnEveryEngine(t *testing.T) {
+	for _, e := range serverEngines {
+		requireEngine(t, e)
+	}
+	file := filepath.Join(t.TempDir(), "bank.toml")
+	if err := os.WriteFile(file, []byte(strings.Replace(bankFile, `"BEGIN",`, `"BEGIN EXCLUSIVE",`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := run(t, context.Background(), "run", file, "--count", "100", "--target", "mattn,zombie,postgres,mariadb", "--no-store", "--progress", "0", "--format", "json")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.err)
+	}
+	ls := jsonLines(t, o.out)
+	if len(ls) != 4 {
+		t.Fatalf("%d runs, want 4", len(ls))
+	}
+	for _, j := range ls {
+		tx := j["settings"].(map[string]any)["tx"]
+		if want := map[bool]string{true: "exclusive", false: "deferred"}[j["engine"] == "sqlite"]; tx != want {
+			t.Errorf("%v runs --tx %v, want %s", j["target"], tx, want)
+		}
+		if j["status"] != "ok" || len(j["errors"].(map[string]any)) != 0 || !strings.Contains(fmt.Sprint(j["notes"]), `check "money is kept" passed`) {
+			t.Errorf("%v: status %v, errors %v, notes %v: %v", j["target"], j["status"], j["errors"], j["notes"], j["error"])
+		}
+	}
+}
+
+// --tx exclusive begins with BEGIN EXCLUSIVE through database/sql (mattn)
+// and a direct API (zombie): in a rollback journal, a reader on another
+// connection is then kept out, where after BEGIN IMMEDIATE it reads.
+func TestTxExclusiveKeepsReadersOut(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"mattn", "zombie"} {
+		for _, exclusive := range []bool{false, true} {
+			p := target.PoolOptions{TxImmediate: !exclusive, TxExclusive: exclusive}
+			tg, db := workertest.OpenDB(t, name, filepath.Join(t.TempDir(), "x.db"), map[string]string{"busy-timeout": "0", "journal": "delete"}, p)
+			if err := db.Exec(ctx, "CREATE TABLE t(id INTEGER PRIMARY KEY)", nil); err != nil {
+				t.Fatal(err)
+			}
+			tx, err := db.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Query(ctx, "SELECT count(*) FROM t", nil, func(r target.Row) error { var n int64; return r.Scan(&n) })
+			tx.Rollback()
+			if busy := tg.Classify(err) == engine.Busy; busy != exclusive {
+				t.Errorf("%s, exclusive %v: a reader got %v", name, exclusive, err)
+			}
+		}
 	}
 }

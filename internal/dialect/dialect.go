@@ -204,11 +204,16 @@ func (sqlite) TableExists(table string) string {
 	return "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=" + Quote(table)
 }
 
-// Begin is BEGIN, or BEGIN IMMEDIATE, which takes the database's write
-// lock at once: one writing transaction at a time.
+// Begin is BEGIN; BEGIN IMMEDIATE, which takes the database's write lock
+// at once (one writing transaction at a time); or BEGIN EXCLUSIVE, which
+// also keeps readers out in a rollback journal mode (in WAL mode it is
+// IMMEDIATE).
 func (sqlite) Begin(tx string) string {
-	if tx == "immediate" {
+	switch tx {
+	case "immediate":
 		return "BEGIN IMMEDIATE"
+	case "exclusive":
+		return "BEGIN EXCLUSIVE"
 	}
 	return "BEGIN"
 }

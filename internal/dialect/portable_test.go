@@ -15,6 +15,9 @@ func TestBeginPerEngine(t *testing.T) {
 	}{
 		{SQLite, "deferred", "BEGIN"},
 		{SQLite, "immediate", "BEGIN IMMEDIATE"},
+		{SQLite, "exclusive", "BEGIN EXCLUSIVE"},
+		{Postgres, "exclusive", "BEGIN"},
+		{MySQL, "exclusive", "START TRANSACTION"},
 		{Postgres, "deferred", "BEGIN"},
 		{Postgres, "immediate", "BEGIN"},
 		{MySQL, "deferred", "START TRANSACTION"},

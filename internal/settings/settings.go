@@ -53,7 +53,7 @@ var appSpecs = []Spec{
 	{Key: "prepared", Default: "true", Help: "reuse prepared statements (false = prepare every statement ad hoc)", Canon: Boolean},
 	{Key: "batch", Default: "1000", Help: "rows per transaction (1 = autocommit, one row per transaction)", Canon: IntRange(1, 1<<30)},
 	{Key: "rows-per-stmt", Default: "1", Help: "rows per INSERT statement (multi-row VALUES); given without --batch, one statement per transaction", Canon: IntRange(1, 1<<20)},
-	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate (immediate begins every write, even a single statement)", Canon: OneOf("deferred", "immediate")},
+	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate, exclusive (immediate and exclusive begin every write, even a single statement)", Canon: OneOf("deferred", "immediate", "exclusive")},
 	{Key: "write-mutex", Default: "false", Help: "serialise writes behind one application-level mutex (as go-sqlite-bench does)", Canon: Boolean},
 	{Key: "writer", Default: "pool", Help: "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", Canon: OneOf("pool", "single")},
 	{Key: "busy-retry", Default: "none", Help: "on SQLITE_BUSY/LOCKED: none, N (retry N times), until (retry until it succeeds or the run ends)", Canon: busyRetryCanon},

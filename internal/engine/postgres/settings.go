@@ -15,7 +15,7 @@ var specs = []settings.Spec{
 func init() {
 	settings.Register(Name, specs, nil)
 	settings.Share("sync", Name)
-	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE is SQLite's; PostgreSQL begins every transaction with "+dialect.Postgres.Begin("immediate")+", which takes row locks as it writes (a workload file's BEGIN IMMEDIATE runs so)")
+	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE and EXCLUSIVE are SQLite's; PostgreSQL begins every transaction with "+dialect.Postgres.Begin("immediate")+", which takes row locks as it writes (a workload file's BEGIN IMMEDIATE or EXCLUSIVE runs so)")
 }
 
 // sizeCanon renders a size in kB, as PostgreSQL reads it.
