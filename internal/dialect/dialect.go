@@ -16,7 +16,9 @@ const (
 	// separate index, as sqlite3perf's bench table does).
 	Int Type = iota
 	// Integer is an integer column that, as the primary key, is the table's
-	// own row id (SQLite's INTEGER PRIMARY KEY).
+	// own row id (SQLite's INTEGER PRIMARY KEY): a row inserted without it
+	// is given one, on every engine (PostgreSQL's identity, MariaDB's
+	// AUTO_INCREMENT; see AutoKey).
 	Integer
 	// Text is character data.
 	Text
@@ -57,6 +59,11 @@ type Dialect interface {
 	MaxParams() int
 	// Create returns the statements that create t and its indexes.
 	Create(t Table) []string
+	// Loaded returns the statements to run after rows were loaded into t
+	// with their keys given, so that a row inserted later without its
+	// automatically assigned key (AutoKey) gets one past them (nil when
+	// the engine sees to it itself).
+	Loaded(t Table) []string
 	// Insert inserts rows rows of cols in one statement.
 	Insert(table string, cols []string, rows int) string
 	// Update sets cols of the row whose key column equals the last
@@ -70,6 +77,10 @@ type Dialect interface {
 	// TableExists is a query whose one row counts the tables named table
 	// (0 or 1).
 	TableExists(table string) string
+	// Begin is the statement the engine's clients begin a transaction
+	// with under the tx setting (deferred or immediate; docs/engines.md):
+	// on an engine without SQLite's begin modes, its one read-write begin.
+	Begin(tx string) string
 	// Vacuum rebuilds the database compactly ("" when the engine cannot).
 	Vacuum() string
 	// Checkpoint moves every committed change into the main database so
@@ -112,6 +123,20 @@ func (sqlite) MaxParams() int { return 32766 }
 
 func (d sqlite) Create(t Table) []string {
 	return create(t, func(c Column, _ bool) string { return d.typeName(c.Type) }, "")
+}
+
+// Loaded is nil: SQLite gives a new row one more than the largest key.
+func (sqlite) Loaded(Table) []string { return nil }
+
+// AutoKey returns t's column whose value the engine assigns to a row
+// inserted without it: an Integer primary key (nil for none).
+func AutoKey(t Table) *Column {
+	for i, c := range t.Columns {
+		if c.PrimaryKey && c.Type == Integer {
+			return &t.Columns[i]
+		}
+	}
+	return nil
 }
 
 func (sqlite) typeName(t Type) string {
@@ -179,6 +204,20 @@ func (sqlite) TableExists(table string) string {
 	return "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=" + Quote(table)
 }
 
+// Begin is BEGIN; BEGIN IMMEDIATE, which takes the database's write lock
+// at once (one writing transaction at a time); or BEGIN EXCLUSIVE, which
+// also keeps readers out in a rollback journal mode (in WAL mode it is
+// IMMEDIATE).
+func (sqlite) Begin(tx string) string {
+	switch tx {
+	case "immediate":
+		return "BEGIN IMMEDIATE"
+	case "exclusive":
+		return "BEGIN EXCLUSIVE"
+	}
+	return "BEGIN"
+}
+
 func (sqlite) Vacuum() string     { return "VACUUM" }
 func (sqlite) Checkpoint() string { return "PRAGMA wal_checkpoint(TRUNCATE)" }
 
@@ -244,7 +283,13 @@ func create(t Table, typ func(c Column, keyed bool) string, suffix string) []str
 		}
 	}
 	b.WriteString(")" + suffix)
-	out := []string{b.String()}
+	return append([]string{b.String()}, CreateIndexes(t)...)
+}
+
+// CreateIndexes renders the CREATE INDEX statements of t's indexes, the
+// same on every engine (for a table whose own DDL a workload gives).
+func CreateIndexes(t Table) []string {
+	var out []string
 	for _, ix := range t.Indexes {
 		u := ""
 		if ix.Unique {

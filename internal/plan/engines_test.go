@@ -43,7 +43,7 @@ func TestSettingsPerEngine(t *testing.T) {
 	}{
 		{map[string]string{"journal": "wal"}, "postgres", "--journal applies to sqlite only"},
 		{map[string]string{"pg-shared-buffers": "1GB"}, "alpha", "--pg-shared-buffers applies to postgres only"},
-		{map[string]string{"tx": "immediate"}, "postgres", "--tx does not apply to postgres: BEGIN IMMEDIATE is SQLite's"},
+		{map[string]string{"tx": "immediate"}, "postgres", "--tx does not apply to postgres: BEGIN IMMEDIATE and EXCLUSIVE are SQLite's"},
 	} {
 		_, err := Build(Request{Workload: sp, Settings: matrix(t, sp, c.given), Targets: targets(t, c.targets)})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

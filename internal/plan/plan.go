@@ -198,6 +198,11 @@ func Build(req Request) (*Plan, error) {
 						}
 						notes = append(notes, fmt.Sprintf("--batch follows --rows-per-stmt: one %s-row INSERT per transaction (as sqlite3perf's generate -b %s); give --batch to put several statements in one transaction", rps, rps))
 					}
+					if c, ok := w.(interface{ CheckBegin(string) error }); ok {
+						if err := c.CheckBegin(eng); err != nil {
+							return nil, &InputError{fmt.Sprintf("--target %s: %v", asked.Name(), err)}
+						}
+					}
 					if c, ok := w.(interface{ CheckParams(int, string) error }); ok {
 						if err := c.CheckParams(asked.Engine().Dialect().MaxParams(), eng); err != nil {
 							return nil, &InputError{fmt.Sprintf("--target %s: %v", asked.Name(), err)}

@@ -88,12 +88,14 @@ func (s Settings) For(engine string) Settings {
 
 // WorkerMap is Map as a worker of engine's clients is sent it: the
 // application-side settings and those that apply to engine (its own and
-// the ones it shares). A worker of another language knows its engine's
+// the ones it shares), but for those at their default that say so
+// (Spec.OmitDefault). A worker of another language knows its engine's
 // settings, not every one litebench has registered.
 func (s Settings) WorkerMap(engine string) map[string]string {
 	m := s.Map()
-	for k := range m {
-		if sp := Lookup(k); sp != nil && sp.Engine != "" && !Applies(k, engine) {
+	for k, v := range m {
+		sp := Lookup(k)
+		if sp != nil && (sp.Engine != "" && !Applies(k, engine) || sp.OmitDefault && v == sp.Default) {
 			delete(m, k)
 		}
 	}

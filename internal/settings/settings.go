@@ -37,6 +37,11 @@ type Spec struct {
 	// Show, when set, says what a canonical value sets, for a value given
 	// in another form ("64MiB" → "PRAGMA cache_size = -65536 (64.0MiB)").
 	Show func(canon string) string
+	// OmitDefault sends the setting to a worker only when it is not at
+	// its default: a worker of another language that does not know it
+	// runs the default without being told, and refuses any other value
+	// as an unknown setting.
+	OmitDefault bool
 }
 
 // Specs lists every setting in display order: the engines' settings, then
@@ -49,7 +54,7 @@ var appSpecs = []Spec{
 	{Key: "prepared", Default: "true", Help: "reuse prepared statements (false = prepare every statement ad hoc)", Canon: Boolean},
 	{Key: "batch", Default: "1000", Help: "rows per transaction (1 = autocommit, one row per transaction)", Canon: IntRange(1, 1<<30)},
 	{Key: "rows-per-stmt", Default: "1", Help: "rows per INSERT statement (multi-row VALUES); given without --batch, one statement per transaction", Canon: IntRange(1, 1<<20)},
-	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate (immediate begins every write, even a single statement)", Canon: OneOf("deferred", "immediate")},
+	{Key: "tx", Default: "deferred", Help: "transaction begin mode: deferred, immediate, exclusive (immediate and exclusive begin every write, even a single statement)", Canon: OneOf("deferred", "immediate", "exclusive")},
 	{Key: "write-mutex", Default: "false", Help: "serialise writes behind one application-level mutex (as go-sqlite-bench does)", Canon: Boolean},
 	{Key: "writer", Default: "pool", Help: "where writes go: pool (any connection) or single (one dedicated writer connection; reads use the pool)", Canon: OneOf("pool", "single")},
 	{Key: "busy-retry", Default: "none", Help: "on SQLITE_BUSY/LOCKED: none, N (retry N times at once), until (retry at once until it succeeds or the run ends: a tight spin, as the seeds did), backoff or backoff:MIN..MAX (retry until it succeeds, waiting MIN·2^n with jitter, at most MAX; backoff is backoff:1ms..100ms)", Canon: busyRetryCanon},

@@ -104,8 +104,8 @@ func (f *File) settingDefaults() map[string]string {
 	}
 	for _, t := range f.Txns {
 		for _, st := range t.Steps {
-			if st.kind == sBegin && st.mode == "immediate" {
-				m["tx"] = "immediate"
+			if st.kind == sBegin && st.mode != "" && st.mode != "deferred" {
+				m["tx"] = st.mode
 			}
 		}
 	}

@@ -321,8 +321,11 @@ func (f *File) finish() error {
 	for k, v := range f.settingDefaults() {
 		s.Set(k, v)
 	}
-	_, err := f.resolve(map[string]string{}, s, nil, false)
-	return err
+	w, err := f.resolve(map[string]string{}, s, nil, false)
+	if err != nil {
+		return err
+	}
+	return w.checkBegins()
 }
 
 // templates lists every value that may name parameters.

@@ -23,8 +23,8 @@ func (w *Workload) CheckParams(max int, engine string) error {
 
 // ExplicitTx reports whether every write runs in an explicit transaction,
 // even a single statement: a BEGIN mode other than SQLite's own was asked
-// for (--tx immediate), and autocommit cannot say it.
-func ExplicitTx(tx string) bool { return tx == "immediate" }
+// for (--tx immediate or exclusive), and autocommit cannot say it.
+func ExplicitTx(tx string) bool { return tx == "immediate" || tx == "exclusive" }
 
 // Inert returns a note for every setting that changes nothing in this run
 // or does something other than its name says, so that no setting is

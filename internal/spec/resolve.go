@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/gen"
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
@@ -48,6 +49,9 @@ type Workload struct {
 	// is its value (pgbench's: the rows of pgbench_branches, else 1).
 	scaleSlot int
 	scale     int64
+	// begins are the BEGIN steps of the transactions, whose modes
+	// CheckBegin compares with the tx setting.
+	begins []*Step
 }
 
 type txnRun struct {
@@ -223,6 +227,22 @@ func (w *Workload) resolveTables() error {
 			}
 			tr.create = append(tr.create, q)
 		}
+		if len(tr.create) > 0 && len(tr.t.Indexes) > 0 {
+			// The table's own DDL, then its indexes as litebench
+			// renders them, unless the DDL makes one of them itself.
+			made := map[string]bool{}
+			for _, q := range tr.create {
+				for _, n := range createdNames(q) {
+					made[strings.ToLower(n)] = true
+				}
+			}
+			for _, ix := range tr.t.Indexes {
+				if made[strings.ToLower(ix.Name)] {
+					return errorf(tr.t.Pos, "table %s: index %s is made both by create and by indexes: drop it from one of them", tr.t.Name, ix.Name)
+				}
+			}
+			tr.create = append(tr.create, dialect.CreateIndexes(sc.DDL)...)
+		}
 	}
 	return nil
 }
@@ -305,9 +325,7 @@ func (w *Workload) compileTxns() error {
 						r.read = false
 					}
 				}
-				if err := w.checkBegin(st); err != nil {
-					return err
-				}
+				w.begins = append(w.begins, st)
 			case sTable:
 				if r.top, err = w.tableOp(st, t); err == nil {
 					r.top.idx = len(w.tops)
@@ -370,15 +388,25 @@ func (w *Workload) stmtRun(s *Stmt, seen map[*Stmt]*stmtRun) *stmtRun {
 	return r
 }
 
-// checkBegin refuses a BEGIN whose mode the tx setting does not give:
-// litebench begins transactions the way the setting says.
-func (w *Workload) checkBegin(st *Step) error {
-	if st.mode == "" {
+// CheckBegin refuses a BEGIN whose mode the tx setting does not give, on
+// an engine that begins transactions as the setting says (SQLite). An
+// engine that does not run --tx (PostgreSQL, MariaDB) begins each
+// transaction its own way: a BEGIN IMMEDIATE there is the engine's
+// read-write transaction (docs/engines.md).
+func (w *Workload) CheckBegin(engine string) error {
+	if !settings.Applies("tx", engine) {
 		return nil
 	}
-	if tx := w.set.Get("tx"); tx != st.mode {
-		return errorf(st.pos, "BEGIN %s needs --tx %s (the tx setting is %s; litebench begins transactions as the setting says)",
-			strings.ToUpper(st.mode), st.mode, tx)
+	return w.checkBegins()
+}
+
+func (w *Workload) checkBegins() error {
+	tx := w.set.Get("tx")
+	for _, st := range w.begins {
+		if st.mode != "" && st.mode != tx {
+			return errorf(st.pos, "BEGIN %s needs --tx %s (the tx setting is %s; litebench begins transactions as the setting says)",
+				strings.ToUpper(st.mode), st.mode, tx)
+		}
 	}
 	return nil
 }
@@ -632,8 +660,10 @@ func (w *Workload) Tables() []string {
 	var out []string
 	for _, t := range w.tables {
 		out = append(out, t.schema.DDL.Name)
-		for _, ix := range t.schema.DDL.Indexes {
-			out = append(out, ix.Name)
+		if len(t.create) == 0 {
+			for _, ix := range t.schema.DDL.Indexes {
+				out = append(out, ix.Name)
+			}
 		}
 		for _, q := range t.create {
 			out = append(out, createdNames(q)...)

@@ -33,6 +33,11 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env) error {
 			if err := workload.Preload(ctx, env, t.schema, w.seed, t.rows); err != nil {
 				return fmt.Errorf("loading %d rows of %s: %w", t.rows, t.t.Name, err)
 			}
+			for _, q := range sess.Dialect().Loaded(t.schema.DDL) {
+				if err := sess.DB().Exec(ctx, q, nil); err != nil {
+					return fmt.Errorf("after loading %s: %w", t.t.Name, err)
+				}
+			}
 		}
 	}
 	for _, s := range w.init {

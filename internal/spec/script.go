@@ -188,9 +188,9 @@ func sqlStep(src source, text string, named func(string) *Stmt) (*Step, error) {
 	switch ctl, mode := control(text); ctl {
 	case ctlBegin:
 		switch mode {
-		case "", "DEFERRED", "IMMEDIATE":
+		case "", "DEFERRED", "IMMEDIATE", "EXCLUSIVE":
 		default:
-			return nil, errorf(pos, "BEGIN %s is not supported: write BEGIN, BEGIN DEFERRED or BEGIN IMMEDIATE (the mode is the tx setting)", mode)
+			return nil, errorf(pos, "BEGIN %s is not supported: write BEGIN, BEGIN DEFERRED, BEGIN IMMEDIATE or BEGIN EXCLUSIVE (the mode is the tx setting)", mode)
 		}
 		return &Step{kind: sBegin, pos: pos, mode: strings.ToLower(mode), text: text}, nil
 	case ctlCommit:

@@ -101,8 +101,11 @@ func (c *DirectClient) Open(ctx context.Context, ep engine.Endpoint, p PoolOptio
 
 func openDirect(open func(engine.Endpoint) (RawConn, error), ep engine.Endpoint, p PoolOptions) (*directDB, error) {
 	d := &directDB{open: open, ep: ep, p: p, begin: "BEGIN"}
-	if p.TxImmediate {
+	switch {
+	case p.TxImmediate:
 		d.begin = "BEGIN IMMEDIATE"
+	case p.TxExclusive:
+		d.begin = "BEGIN EXCLUSIVE"
 	}
 	if p.MaxOpen > 0 {
 		d.sem = make(chan struct{}, p.MaxOpen)

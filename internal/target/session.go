@@ -34,7 +34,7 @@ type Policy struct {
 // PolicyOf reads the application-side settings.
 func PolicyOf(s settings.Settings) Policy {
 	return Policy{
-		PoolOptions:  PoolOptions{MaxOpen: s.Int("pool"), ConnPerOp: s.Bool("conn-per-op"), TxImmediate: s.Get("tx") == "immediate"},
+		PoolOptions:  PoolOptions{MaxOpen: s.Int("pool"), ConnPerOp: s.Bool("conn-per-op"), TxImmediate: s.Get("tx") == "immediate", TxExclusive: s.Get("tx") == "exclusive"},
 		Prepared:     s.Bool("prepared"),
 		SingleWriter: s.Get("writer") == "single",
 		WriteMutex:   s.Bool("write-mutex"),

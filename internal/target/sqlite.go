@@ -22,11 +22,14 @@ func SQLiteSQL(name, module string, drv driver.Driver, errCode func(error) int) 
 	}
 }
 
-// sqliteDSN is the URI plus _txlock=immediate when asked for, which mattn,
-// modernc and ncruces' database/sql drivers all understand.
+// sqliteDSN is the URI plus _txlock=immediate or exclusive when asked for,
+// which mattn, modernc and ncruces' database/sql drivers all understand.
 func sqliteDSN(ep engine.Endpoint, p PoolOptions) string {
-	if p.TxImmediate {
+	switch {
+	case p.TxImmediate:
 		return sqlite.WithParam(ep.DSN, "_txlock=immediate")
+	case p.TxExclusive:
+		return sqlite.WithParam(ep.DSN, "_txlock=exclusive")
 	}
 	return ep.DSN
 }

@@ -117,6 +117,7 @@ type PoolOptions struct {
 	MaxOpen     int  // most open connections; 0 = unlimited
 	ConnPerOp   bool // keep no idle connection: every borrow opens one
 	TxImmediate bool // transactions take the write lock when they begin
+	TxExclusive bool // transactions take the exclusive lock when they begin
 }
 
 // Client is how statements are issued: a driver and its API.

@@ -60,7 +60,8 @@ var Version = "dev"
 
 // Resolve builds the workload and target a job names, validating both.
 // Parameters and settings left out take their defaults (the workload's
-// own setting defaults included) and the job is completed with them. The
+// own setting defaults included) and the job is completed with them, as
+// settings.WorkerMap gives them. The
 // job names the target the run uses (the planner has already resolved a
 // workload's own choice, e.g. http's direct strategy).
 func Resolve(j *Job) (workload.Workload, target.Target, error) {
@@ -104,7 +105,9 @@ func Resolve(j *Job) (workload.Workload, target.Target, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	j.Params, j.Settings = p, s.Map()
+	// As a worker of the target's engine is sent them (a setting that
+	// does not reach it at its default stays out).
+	j.Params, j.Settings = p, s.WorkerMap(t.Engine().Name())
 	return w, t, nil
 }
 

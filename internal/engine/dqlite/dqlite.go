@@ -69,11 +69,12 @@ func (dqliteEngine) Server()                   {}
 // of the voters before the commit returns, and has no setting that
 // relaxes that: full is what it always does.
 //
-// --tx immediate is refused too: go-dqlite's driver begins every
-// transaction with a plain BEGIN (the leader serialises writers anyway).
+// --tx immediate and exclusive are refused too: go-dqlite's driver
+// begins every transaction with a plain BEGIN (the leader serialises
+// writers anyway).
 func (dqliteEngine) CheckCell(s settings.Settings) error {
-	if s.Get("tx") == "immediate" {
-		return errors.New("--tx immediate: go-dqlite's driver begins every transaction with BEGIN and has no BEGIN IMMEDIATE (the leader serialises writes); drop it for dqlite targets")
+	if tx := s.Get("tx"); tx == "immediate" || tx == "exclusive" {
+		return fmt.Errorf("--tx %s: go-dqlite's driver begins every transaction with BEGIN and has no BEGIN %s (the leader serialises writes); drop it for dqlite targets", tx, strings.ToUpper(tx))
 	}
 	switch v := s.Get("sync"); v {
 	case "default", "full":

@@ -37,7 +37,7 @@ func init() {
 	engine.Register(Engine)
 	settings.Register(Name, specs, nil)
 	settings.Share("sync", Name)
-	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE is SQLite's; an InnoDB transaction takes its locks as it writes")
+	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE and EXCLUSIVE are SQLite's; MariaDB begins every transaction with "+dialect.MySQL.Begin("immediate")+", which takes row locks as it writes (a workload file's BEGIN IMMEDIATE or EXCLUSIVE runs so)")
 }
 
 // specs are MariaDB's own settings, under their flag names.

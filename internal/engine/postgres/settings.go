@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/engine/server"
 	"github.com/litebench/litebench/internal/settings"
 )
@@ -14,7 +15,7 @@ var specs = []settings.Spec{
 func init() {
 	settings.Register(Name, specs, nil)
 	settings.Share("sync", Name)
-	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE is SQLite's; a PostgreSQL transaction takes its locks as it writes")
+	settings.Ignore(Name, "tx", "BEGIN IMMEDIATE and EXCLUSIVE are SQLite's; PostgreSQL begins every transaction with "+dialect.Postgres.Begin("immediate")+", which takes row locks as it writes (a workload file's BEGIN IMMEDIATE or EXCLUSIVE runs so)")
 }
 
 // sizeCanon renders a size in kB, as PostgreSQL reads it.

@@ -19,6 +19,7 @@ var specs = []settings.Spec{
 	spec("temp-store", "default", "temp_store: default, file, memory", settings.OneOf("default", "file", "memory")),
 	spec("locking-mode", "default", "locking_mode: default, normal, exclusive", settings.OneOf("default", "normal", "exclusive")),
 	spec("page-size", "default", "page_size in bytes, a power of two from 512 to 65536", pageSizeCanon),
+	{Key: "foreign-keys", Default: "default", Help: "foreign_keys: default (the build's: off in SQLite's own, on in ncruces'), off (REFERENCES constraints are not enforced) or on", Canon: onOff, OmitDefault: true},
 	spec("shared-cache", "false", "open with cache=shared", settings.Boolean),
 	spec("in-memory", "false", "in-memory database (mode=memory) instead of a file", settings.Boolean),
 }
@@ -65,7 +66,23 @@ func Pragmas(s settings.Settings, readers bool) []string {
 	add("cache_size", s.Get("cache-size"), true)
 	add("mmap_size", s.Get("mmap-size"), true)
 	add("temp_store", s.Get("temp-store"), true)
+	add("foreign_keys", s.Get("foreign-keys"), true)
 	return p
+}
+
+// onOff reads a boolean pragma's value as on or off, or default.
+func onOff(v string) (string, error) {
+	if strings.ToLower(v) == "default" {
+		return "default", nil
+	}
+	b, err := settings.Boolean(v)
+	if err != nil {
+		return "", fmt.Errorf("want default, on or off")
+	}
+	if b == "true" {
+		return "on", nil
+	}
+	return "off", nil
 }
 
 func syncCanon(v string) (string, error) {

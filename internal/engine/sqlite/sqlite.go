@@ -131,13 +131,20 @@ func (in *instance) Fingerprint(ctx context.Context, db engine.SQL) engine.Finge
 	}
 	// What the connection runs, whether asked for or the build's default
 	// (mattn's build makes synchronous NORMAL in WAL mode, for one).
-	for _, name := range []string{"synchronous", "locking_mode", "cache_size"} {
+	for _, name := range []string{"synchronous", "locking_mode", "cache_size", "foreign_keys"} {
 		if v, err := db.Strings(ctx, "PRAGMA "+name); err == nil && len(v) > 0 {
 			if fp.InForce == nil {
 				fp.InForce = map[string]string{}
 			}
 			fp.InForce[name] = strings.ToLower(v[0])
 		}
+	}
+	// A build without foreign keys answers nothing.
+	if got, want := map[string]string{"1": "on", "0": "off"}[fp.InForce["foreign_keys"]], in.s.Get("foreign-keys"); want != "default" && got != want {
+		if got == "" {
+			got = "none (a build without foreign keys)"
+		}
+		fp.Notes = append(fp.Notes, fmt.Sprintf("asked for foreign_keys %s, SQLite runs %s", want, got))
 	}
 	return fp
 }
