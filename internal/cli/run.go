@@ -327,7 +327,7 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			}
 			if !p.c.quiet {
 				u := runner.Unit(sp.Workload)
-				fmt.Fprintf(errw, "%s %s: %d %ss in %.2fs, %.0f %ss/s\n", sp.Label, r.Status, r.Rows, u, r.Elapsed, r.RowsPerSecond, u)
+				fmt.Fprintf(errw, "%s %s: %d %ss in %.2fs, %.0f %ss/s\n", sp.Label, r.StatusText(), r.Rows, u, r.Elapsed, r.RowsPerSecond, u)
 			}
 			if r.Error != "" {
 				fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)
