@@ -61,3 +61,22 @@ func TestDeadURLFails(t *testing.T) {
 		t.Errorf("stored: %v", ls)
 	}
 }
+
+// TestDSNFlagConflict: a --db parameter and a flag that disagree are
+// refused before anything is made; the same value twice is fine.
+func TestDSNFlagConflict(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "s.db")
+	o := run(t, context.Background(), "insert", "--db", filepath.Join(dir, "a.db")+"?_sync=0", "--sync", "full", "--rows", "10", "--store", store, "--dir", dir)
+	if o.code != ExitUsage || !strings.Contains(o.err, "_sync=0") || !strings.Contains(o.err, "--sync asks full") || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+		t.Errorf("exit %d %q; want 2 and one line naming both", o.code, o.err)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("a refused run made %v", es)
+	}
+	o = run(t, context.Background(), "insert", "--db", filepath.Join(dir, "a.db")+"?_journal=WAL&_sync=1", "--journal", "wal", "--sync", "normal",
+		"--rows", "10", "--no-store", "--format", "json", "--progress", "0")
+	if ls := jsonLines(t, o.out); o.code != 0 || len(ls) != 1 || ls[0]["settings"].(map[string]any)["sync"] != "normal" {
+		t.Errorf("equal values: exit %d %s %s", o.code, o.out, o.err)
+	}
+}
