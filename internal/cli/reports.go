@@ -241,8 +241,8 @@ DESCRIPTION
 	if fs.NArg() == 0 {
 		return usagef("import: name a file of runs from 'litebench export' (- for stdin)")
 	}
-	if dir := filepath.Dir(*storePath); !isDir(dir) {
-		return usagef("--store %s: directory %s does not exist", *storePath, dir)
+	if err := own.WritableDir(filepath.Dir(*storePath)); err != nil {
+		return usagef("--store %s: directory %v", *storePath, err)
 	}
 	exists, err := own.Check(*storePath, own.Store)
 	if err != nil {

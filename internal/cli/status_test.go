@@ -80,3 +80,45 @@ func TestDSNFlagConflict(t *testing.T) {
 		t.Errorf("equal values: exit %d %s %s", o.code, o.out, o.err)
 	}
 }
+
+// TestUnwritablePaths: --dir, --store and -o naming a place litebench
+// cannot write (under a regular file; a directory even root cannot write
+// in) are refused with exit 2 and one line naming the path, before
+// anything is made.
+func TestUnwritablePaths(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "s.db")
+	if o := run(t, context.Background(), "insert", "--rows", "10", "--store", store, "--dir", dir, "--progress", "0"); o.code != 0 {
+		t.Fatalf("a run to report: exit %d %s", o.code, o.err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	places := []string{filepath.Join(file, "x")}
+	// sysfs refuses a new file to root as to anyone.
+	if st, err := os.Stat("/sys"); err == nil && st.IsDir() {
+		places = append(places, "/sys")
+	}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o555)
+		places = append(places, ro)
+	}
+	before, _ := os.ReadDir(dir)
+	for _, place := range places {
+		for _, args := range [][]string{
+			{"insert", "--rows", "10", "--dir", place, "--store", filepath.Join(dir, "new.db")},
+			{"insert", "--rows", "10", "--store", filepath.Join(place, "s.db"), "--dir", dir},
+			{"report", "--store", store, "-o", filepath.Join(place, "r.html")},
+		} {
+			o := run(t, context.Background(), args...)
+			if o.code != ExitUsage || !strings.Contains(o.err, place) || strings.Count(strings.TrimSpace(o.err), "\n") != 0 {
+				t.Errorf("%v: exit %d %q; want 2 and one line naming %s", args, o.code, o.err, place)
+			}
+		}
+	}
+	if after, _ := os.ReadDir(dir); len(after) != len(before) {
+		t.Errorf("refused commands made files: %v, then %v", before, after)
+	}
+}
