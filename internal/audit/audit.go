@@ -38,6 +38,10 @@ import (
 type Config struct {
 	// Faults are ProcessKill and/or PowerLoss, in that order.
 	Faults []string
+	// Auto runs each cell under those of Faults its target can take
+	// (the faults were not asked for by name); otherwise every cell runs
+	// under every fault, and one that cannot take one is refused.
+	Auto bool
 	// Models are the power models each power-loss trial is judged under
 	// (the same crash, one disk per model).
 	Models []crashvfs.Model
@@ -71,15 +75,18 @@ func Check(cfg Config, cells []plan.Cell) error {
 	if cfg.FaultAt[0] < 0 || cfg.FaultAt[1] < cfg.FaultAt[0] {
 		return fmt.Errorf("--fault-at: want a window such as 100ms-1s")
 	}
-	power := false
-	for _, f := range cfg.Faults {
-		power = power || f == PowerLoss
-	}
 	for _, c := range cells {
-		for _, f := range cfg.Faults {
+		faults := cfg.FaultsFor(c)
+		if len(faults) == 0 {
+			// None applies: say why the first does not.
+			faults = cfg.Faults[:min(len(cfg.Faults), 1)]
+		}
+		power := false
+		for _, f := range faults {
 			if err := faultApplies(c, f); err != nil {
 				return err
 			}
+			power = power || f == PowerLoss
 		}
 		if c.Settings.Bool("in-memory") {
 			return fmt.Errorf("audit: --in-memory: a fault leaves nothing of an in-memory database to check; audit a file")
@@ -109,7 +116,7 @@ func Run(ctx context.Context, cfg Config, cells []plan.Cell) ([]*results.Result,
 	}
 	var out []*results.Result
 	for i, c := range cells {
-		for _, fault := range cfg.Faults {
+		for _, fault := range cfg.FaultsFor(c) {
 			rs, err := runCell(ctx, cfg, i, len(cells), c, fault)
 			out = append(out, rs...)
 			if err != nil {
@@ -123,6 +130,23 @@ func Run(ctx context.Context, cfg Config, cells []plan.Cell) ([]*results.Result,
 		}
 	}
 	return out, nil
+}
+
+// FaultsFor are the faults cell c runs under: every one of Faults, or
+// with Auto those its target can take (power loss needs a target that
+// opens through a Go VFS; the cluster faults a cluster of 3 nodes or
+// more).
+func (cfg Config) FaultsFor(c plan.Cell) []string {
+	if !cfg.Auto {
+		return cfg.Faults
+	}
+	var out []string
+	for _, f := range cfg.Faults {
+		if faultApplies(c, f) == nil && (f != PowerLoss || target.SupportsVFS(c.Target)) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // trial is one run of a cell struck by a fault.
