@@ -38,6 +38,10 @@ import (
 type Config struct {
 	// Faults are ProcessKill and/or PowerLoss, in that order.
 	Faults []string
+	// Auto runs each cell under those of Faults its target can take
+	// (the faults were not asked for by name); otherwise every cell runs
+	// under every fault, and one that cannot take one is refused.
+	Auto bool
 	// Models are the power models each power-loss trial is judged under
 	// (the same crash, one disk per model).
 	Models []crashvfs.Model
@@ -71,15 +75,18 @@ func Check(cfg Config, cells []plan.Cell) error {
 	if cfg.FaultAt[0] < 0 || cfg.FaultAt[1] < cfg.FaultAt[0] {
 		return fmt.Errorf("--fault-at: want a window such as 100ms-1s")
 	}
-	power := false
-	for _, f := range cfg.Faults {
-		power = power || f == PowerLoss
-	}
 	for _, c := range cells {
-		for _, f := range cfg.Faults {
+		faults := cfg.FaultsFor(c)
+		if len(faults) == 0 {
+			// None applies: say why the first does not.
+			faults = cfg.Faults[:min(len(cfg.Faults), 1)]
+		}
+		power := false
+		for _, f := range faults {
 			if err := faultApplies(c, f); err != nil {
 				return err
 			}
+			power = power || f == PowerLoss
 		}
 		if c.Settings.Bool("in-memory") {
 			return fmt.Errorf("audit: --in-memory: a fault leaves nothing of an in-memory database to check; audit a file")
@@ -109,7 +116,7 @@ func Run(ctx context.Context, cfg Config, cells []plan.Cell) ([]*results.Result,
 	}
 	var out []*results.Result
 	for i, c := range cells {
-		for _, fault := range cfg.Faults {
+		for _, fault := range cfg.FaultsFor(c) {
 			rs, err := runCell(ctx, cfg, i, len(cells), c, fault)
 			out = append(out, rs...)
 			if err != nil {
@@ -125,6 +132,23 @@ func Run(ctx context.Context, cfg Config, cells []plan.Cell) ([]*results.Result,
 	return out, nil
 }
 
+// FaultsFor are the faults cell c runs under: every one of Faults, or
+// with Auto those its target can take (power loss needs a target that
+// opens through a Go VFS; the cluster faults a cluster of 3 nodes or
+// more).
+func (cfg Config) FaultsFor(c plan.Cell) []string {
+	if !cfg.Auto {
+		return cfg.Faults
+	}
+	var out []string
+	for _, f := range cfg.Faults {
+		if faultApplies(c, f) == nil && (f != PowerLoss || target.SupportsVFS(c.Target)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // trial is one run of a cell struck by a fault.
 type trial struct {
 	index   int
@@ -136,6 +160,9 @@ type trial struct {
 	struckAt time.Duration
 	acks     []ack
 	runErr   error
+	// inForce are the settings the workload ran with, as its worker
+	// reported them (journal_mode; synchronous for Go workers).
+	inForce map[string]string
 }
 
 // models are the judgements of a fault: one per power model, or the
@@ -207,7 +234,7 @@ func runCell(ctx context.Context, cfg Config, ci, nc int, c plan.Cell, fault str
 					break
 				}
 			}
-			ck := verify(context.WithoutCancel(ctx), c, path, l, t.acks)
+			ck := verify(context.WithoutCancel(ctx), path, l, t.acks, t.inForce, m != "")
 			sums[k].add(t, ck, pattern)
 		}
 		if failure != nil {
@@ -226,8 +253,8 @@ func runCell(ctx context.Context, cfg Config, ci, nc int, c plan.Cell, fault str
 			rs[k].Status, rs[k].Error = results.StatusFailed, failure.Error()
 		}
 		a := rs[k].Audit
-		progress(cfg, "[%d/%d] %s, %s: %d trials, %d acknowledged, %d lost (max %d), %d corrupt, %d partial: %s",
-			ci+1, nc, c.Label, resultFault(a), a.Trials, a.Acked, a.LostAckedTotal, a.LostAckedMax, a.CorruptTrials, a.AtomicityViolations, a.Verdict)
+		progress(cfg, "[%d/%d] %s, %s: %d trials, %d acknowledged, %d lost (max %d), %d corrupt, %d partial, %d unverified: %s",
+			ci+1, nc, c.Label, resultFault(a), a.Trials, a.Acked, a.LostAckedTotal, a.LostAckedMax, a.CorruptTrials, a.AtomicityViolations, a.UnverifiedTrials, a.Verdict)
 		if cfg.Done != nil {
 			if err := cfg.Done(rs[k]); err != nil {
 				return rs, err
@@ -361,6 +388,7 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 		})
 	}
 	r := runner.Run(ctx, sp)
+	t.inForce = r.InForce
 	struck := false
 	if timer != nil && !timer.Stop() {
 		<-killed
@@ -489,6 +517,8 @@ type tally struct {
 	sync      string
 	trials    []results.AuditTrial
 	corruptBy []string
+	// unverifiedBy says why trials could not be verified.
+	unverifiedBy []string
 }
 
 func (s *tally) add(t *trial, ck check, pattern string) {
@@ -498,6 +528,14 @@ func (s *tally) add(t *trial, ck check, pattern string) {
 	}
 	s.Acked += int64(len(t.acks))
 	tr := results.AuditTrial{FaultMS: ms(t.moment), Faulted: t.faulted, Acked: int64(len(t.acks)), Pattern: pattern}
+	if ck.unverified != "" {
+		// Not seen: neither sound, nor corrupt, nor lost.
+		s.Unverified++
+		tr.Unverified = ck.unverified
+		s.unverifiedBy = append(s.unverifiedBy, fmt.Sprintf("trial %d: %s", t.index+1, ck.unverified))
+		s.trials = append(s.trials, tr)
+		return
+	}
 	if ck.corrupt != "" {
 		s.Corrupt++
 		tr.Corrupt = ck.corrupt
@@ -555,11 +593,17 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 	a.LostAckedTotal, a.LostAckedMax, a.LossTrials = s.LostTotal, s.LostMax, s.LossTrials
 	a.LostWindowMS = ms(s.window)
 	a.CorruptTrials, a.AtomicityViolations, a.UnackedPresent = s.Corrupt, s.Atomicity, s.UnackedPresent
+	a.UnverifiedTrials = s.Unverified
 	a.RecoveryMSP50, a.RecoveryMSMax = median(s.recovery), maxOf(s.recovery)
 	a.TrialResults = s.trials
 	a.Journal, a.Sync = s.journal, s.sync
 	if a.Journal == "" {
-		a.Journal, a.Sync = asked(c.Settings.Get("journal"), "delete"), asked(c.Settings.Get("sync"), "full")
+		a.Journal = asked(c.Settings.Get("journal"), "delete")
+	}
+	if a.Sync == "" {
+		// The worker did not say (workers of other languages report the
+		// journal mode only): what was asked, or SQLite's default.
+		a.Sync = asked(c.Settings.Get("sync"), "full")
 	}
 	e, err := Lookup(a.Journal, a.Sync)
 	documents := "SQLite documents: "
@@ -568,7 +612,15 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 		a.Journal, a.Sync = e.Journal, e.Sync
 		r.Notes = append(r.Notes, "recovery is the time from the kill until the first write acknowledged after it (writes resumed)")
 	}
-	if err == nil {
+	switch {
+	case err == nil && s.Unverified == s.Trials && s.Trials > 0:
+		// Nothing was seen: no verdict, no class beyond the documents.
+		a.Expected = e.For(fault).String()
+		a.Verdict = "unverified"
+		a.OracleClass = e.Class()
+		a.Class = e.Class()
+		r.Notes = append(r.Notes, documents+e.Why)
+	case err == nil:
 		a.Expected = e.For(fault).String()
 		a.Verdict, a.Finding = Verdict(e, fault, s.Summary)
 		a.OracleClass = e.Class()
@@ -581,7 +633,7 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 		}
 		a.Class = ClassOf(pk, pl)
 		r.Notes = append(r.Notes, documents+e.Why)
-	} else {
+	default:
 		a.Verdict = "no documented behaviour"
 		r.Notes = append(r.Notes, err.Error())
 	}
@@ -593,6 +645,17 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 	}
 	for _, why := range s.corruptBy[:min(len(s.corruptBy), 3)] {
 		r.Notes = append(r.Notes, "corrupt: "+why)
+	}
+	if !IsClusterFault(fault) && s.Trials > s.Unverified {
+		r.Notes = append(r.Notes, fmt.Sprintf("verified by litebench's own SQLite (%s, SQLite %s) on a copy of the crashed files; recovery is its open and first query", Verifier, verifierVersion()))
+	}
+	if s.Unverified > 0 {
+		why := strings.Join(s.unverifiedBy[:min(len(s.unverifiedBy), 3)], "; ")
+		if s.Unverified == s.Trials {
+			r.Status, r.Error = results.StatusFailed, fmt.Sprintf("no trial could be verified (%s)", why)
+		} else {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d of %d trials could not be verified and count in no figure (%s)", s.Unverified, s.Trials, why))
+		}
 	}
 	if fault == PowerLoss {
 		r.Notes = append(r.Notes, "the workload ran through the crash VFS (throughput includes its logging)")
@@ -611,6 +674,7 @@ func finish(r *results.Result, c plan.Cell, fault string, s *tally, rate rateSum
 	metric("lost_acked_max", "transactions", units.Lower, float64(a.LostAckedMax))
 	metric("lost_window", units.Microseconds, units.Lower, a.LostWindowMS*1e3)
 	metric("corrupt_trials", "trials", units.Lower, float64(a.CorruptTrials))
+	metric("unverified_trials", "trials", units.Lower, float64(a.UnverifiedTrials))
 	metric("atomicity_violations", "transactions", units.Lower, float64(a.AtomicityViolations))
 	metric("unacked_present", "transactions", units.None, float64(a.UnackedPresent))
 	metric("recovery_p50", units.Microseconds, units.Lower, a.RecoveryMSP50*1e3)

@@ -192,18 +192,19 @@ func Measured(lost, corruptTrials, atomicity int64) Outcome {
 func Verdict(e Expectation, fault string, a Summary) (verdict, finding string) {
 	want := e.For(fault)
 	got := Measured(a.LostTotal, int64(a.Corrupt), a.Atomicity)
+	seen := a.Trials - a.Unverified
 	cell := fmt.Sprintf("journal_mode=%s synchronous=%s", e.Journal, e.Sync)
 	switch {
 	case got > want:
 		var what []string
 		if a.Corrupt > 0 {
-			what = append(what, fmt.Sprintf("%d of %d trials corrupt", a.Corrupt, a.Trials))
+			what = append(what, fmt.Sprintf("%d of %d trials corrupt", a.Corrupt, seen))
 		}
 		if a.Atomicity > 0 {
 			what = append(what, fmt.Sprintf("%d transactions partly present", a.Atomicity))
 		}
 		if a.LostTotal > 0 {
-			what = append(what, fmt.Sprintf("%d acknowledged transactions lost in %d of %d trials", a.LostTotal, a.LossTrials, a.Trials))
+			what = append(what, fmt.Sprintf("%d acknowledged transactions lost in %d of %d trials", a.LostTotal, a.LossTrials, seen))
 		}
 		return "finding", fmt.Sprintf("%s after %s, where SQLite documents %q for %s", strings.Join(what, ", "), fault, want.String(), cell)
 	case fault == PowerLoss && e.MaxLost > 0 && a.LostMax > e.MaxLost:
@@ -215,6 +216,8 @@ func Verdict(e Expectation, fault string, a Summary) (verdict, finding string) {
 // Summary is what the trials of one cell and fault add up to.
 type Summary struct {
 	Trials, Faulted, Corrupt, LossTrials int
+	// Unverified trials could not be verified: they count in no figure.
+	Unverified                           int
 	Acked, LostTotal, LostMax, Atomicity int64
 	UnackedPresent                       int64
 }

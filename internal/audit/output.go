@@ -25,10 +25,10 @@ func Table(rs []*results.Result) *report.Table {
 		Headers: []string{"target"}}
 	t.Headers = append(t.Headers, params...)
 	t.Headers = append(t.Headers, keys...)
-	t.Headers = append(t.Headers, "journal", "sync", "fault", "trials", "acked", "lost", "max/trial", "window", "corrupt", "partial", "in flight kept", "recovery p50", "rows/s", "verdict", "class")
+	t.Headers = append(t.Headers, "journal", "sync", "fault", "trials", "acked", "lost", "max/trial", "window", "corrupt", "unverified", "partial", "in flight kept", "recovery p50", "rows/s", "verdict", "class")
 	n := len(t.Headers)
 	t.Right = make([]bool, n)
-	for i := n - 12; i < n-2; i++ {
+	for i := n - 13; i < n-2; i++ {
 		t.Right[i] = true
 	}
 	var findings Findings
@@ -49,21 +49,24 @@ func Table(rs []*results.Result) *report.Table {
 		if a.LostAckedTotal > 0 {
 			window = units.Duration(a.LostWindowMS * 1e3)
 		}
-		if a.CorruptTrials < a.Trials {
+		if a.CorruptTrials+a.UnverifiedTrials < a.Trials {
 			recovery = units.Duration(a.RecoveryMSP50 * 1e3)
 		}
 		row = append(row, a.Journal, a.Sync, resultFault(a), strconv.Itoa(a.Trials), strconv.FormatInt(a.Acked, 10),
 			strconv.FormatInt(a.LostAckedTotal, 10), strconv.FormatInt(a.LostAckedMax, 10), window,
-			strconv.Itoa(a.CorruptTrials), strconv.FormatInt(a.AtomicityViolations, 10), strconv.FormatInt(a.UnackedPresent, 10),
+			strconv.Itoa(a.CorruptTrials), strconv.Itoa(a.UnverifiedTrials), strconv.FormatInt(a.AtomicityViolations, 10), strconv.FormatInt(a.UnackedPresent, 10),
 			recovery, report.Num(r.Headline().Value), verdict, a.Class)
 		t.Rows = append(t.Rows, row)
 		if r.Error != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s %s: %s", r.Label, r.Status, r.Error))
 		}
+		for _, w := range r.Warnings {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s warning: %s", r.Label, w))
+		}
 	}
 	t.Notes = append(t.Notes,
 		"lost: acknowledged transactions missing (wholly or in part) after recovery; window: how long before the fault the oldest of them was acknowledged",
-		"corrupt: trials whose database failed to open, to be read or PRAGMA integrity_check; partial: transactions partly present (atomicity violations)",
+		"corrupt: trials whose database SQLite found malformed (or not a database) or that failed PRAGMA integrity_check; unverified: trials whose files could not be copied or opened for another reason, counted in no other column; partial: transactions partly present (atomicity violations)",
 		"in flight kept: transactions committed but not yet acknowledged at the fault, present (not a loss); rows/s: rows committed per second in the trials",
 		"class: "+SurvivesPowerLoss+" > "+MayLoseAcknowledged+" (a power cut may lose the latest commits) > "+SurvivesProcessCrash+" (a power cut may corrupt) > "+MayCorruptClass+" (even a process crash may); the weaker of SQLite's documentation and this measurement")
 	return t

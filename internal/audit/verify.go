@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/litebench/litebench/internal/engine"
+	"github.com/ncruces/go-sqlite3"
+
+	"github.com/litebench/litebench/internal/engine/sqlite"
 	"github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
@@ -89,10 +94,14 @@ type ack struct {
 
 // check is what the verifier found in one recovered database.
 type check struct {
-	corrupt  string // why it failed to open, read or check ("" when sound)
-	recovery time.Duration
-	journal  string // journal_mode and synchronous read back
-	sync     string
+	corrupt string // why it failed to open, read or check ("" when sound)
+	// unverified says why the trial could not be verified at all (its
+	// files could not be copied or opened for a reason that is not
+	// corruption): an error of the trial, never a finding about it.
+	unverified string
+	recovery   time.Duration
+	journal    string // journal_mode and synchronous the workload ran
+	sync       string
 	// lost acknowledged transactions and when the oldest was acknowledged.
 	lost       int64
 	oldestLost time.Duration
@@ -100,49 +109,139 @@ type check struct {
 	unacked    int64
 }
 
-// verify opens the database at path as the cell's target would (a fresh
-// connection, nothing of the killed process left), times the recovery
-// (open and first query), checks its integrity and looks for every
-// acknowledged transaction.
-func verify(ctx context.Context, c plan.Cell, path string, l *layout, acks []ack) check {
-	var ck check
-	s := c.Settings.Clone()
-	s.Set("placement", "in-process")
-	inst, err := c.Target.Engine().Provision(ctx, engine.Request{Settings: s, Path: path, Name: c.RunID, Reuse: true, Keep: true})
+// Verifier is the target that verifies every trial, whatever the cell's
+// target and language: litebench's own SQLite, linked in this process
+// (SQLite compiled to WebAssembly, the one the crash VFS runs under). A
+// worker of another language cannot be opened here, and one verifier for
+// every cell makes their trials comparable.
+const Verifier = "ncruces-direct"
+
+// verifierVersion is the SQLite version the verifier links, for notes.
+func verifierVersion() string {
+	t, err := target.Get(Verifier)
 	if err != nil {
-		ck.corrupt = err.Error()
+		return "?"
+	}
+	v, _ := t.Version()
+	return v
+}
+
+// verify copies the database at path with its -wal and -journal files
+// into a directory of its own beside it (the crashed files stay as the
+// fault left them), opens the copy with the verifier (a fresh
+// connection: SQLite's recovery, a hot journal rolled back or the WAL
+// replayed, happens on the copy), times the recovery (open and first
+// query), checks its integrity and looks for every acknowledged
+// transaction. inForce are the settings the workload ran with, as its
+// worker reported them; gone says the fault may remove the database file
+// (a power cut before its directory entry was synced).
+func verify(ctx context.Context, path string, l *layout, acks []ack, inForce map[string]string, gone bool) check {
+	var ck check
+	vt, err := target.Get(Verifier)
+	if err != nil {
+		ck.unverified = "the verifier: " + err.Error()
+		return ck
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) && gone {
+		ck.corrupt = "the database file is gone"
+		return ck
+	}
+	copyPath, err := copyDB(path)
+	if err != nil {
+		ck.unverified = "copying the crashed files: " + err.Error()
+		return ck
+	}
+	// judge files a SQLite error as corruption when SQLite says the file
+	// is malformed or not a database, and as the trial's error otherwise.
+	judge := func(what string, err error) check {
+		if errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB) {
+			ck.corrupt = what + err.Error()
+		} else {
+			ck.unverified = what + err.Error()
+		}
 		return ck
 	}
 	t0 := time.Now()
-	sess, err := target.Open(ctx, c.Target, inst.Endpoint(), target.PolicyOf(s))
+	db, err := vt.Open(ctx, sqlite.Existing(copyPath), target.PoolOptions{MaxOpen: 1})
 	if err != nil {
-		ck.corrupt = "open: " + err.Error()
-		return ck
+		return judge("open: ", err)
 	}
-	defer sess.Close()
-	db := target.SQL(sess.DB())
-	if _, err := db.Strings(ctx, "SELECT count(*) FROM sqlite_master"); err != nil {
-		ck.corrupt = "first query: " + err.Error()
-		return ck
+	defer db.Close()
+	sql := target.SQL(db)
+	if _, err := sql.Strings(ctx, "SELECT count(*) FROM sqlite_master"); err != nil {
+		return judge("first query: ", err)
 	}
 	ck.recovery = time.Since(t0)
-	if v, err := db.Strings(ctx, "PRAGMA journal_mode"); err == nil && len(v) == 1 {
-		ck.journal = v[0]
+	ck.journal, ck.sync = strings.ToLower(inForce["journal_mode"]), SyncName(inForce["synchronous"])
+	if ck.journal == "" {
+		// A WAL database says so in its header; a rollback journal's
+		// mode is the connection's and reads back as delete.
+		if v, err := sql.Strings(ctx, "PRAGMA journal_mode"); err == nil && len(v) == 1 && strings.EqualFold(v[0], "wal") {
+			ck.journal = "wal"
+		}
 	}
-	if v, err := db.Strings(ctx, "PRAGMA synchronous"); err == nil && len(v) == 1 {
-		ck.sync = SyncName(v[0])
-	}
-	if err := inst.Check(ctx, db); err != nil {
-		ck.corrupt = strings.TrimPrefix(err.Error(), path+": ")
+	rows, err := sql.Strings(ctx, "PRAGMA integrity_check")
+	switch {
+	case err != nil:
+		return judge("integrity_check: ", err)
+	case len(rows) != 1 || rows[0] != "ok":
+		if len(rows) > 3 {
+			rows = append(rows[:3], fmt.Sprintf("and %d more", len(rows)-3))
+		}
+		ck.corrupt = "integrity check failed: " + strings.Join(rows, "; ")
 		return ck
 	}
-	present, err := l.keys(ctx, sess.DB())
-	if err != nil {
-		ck.corrupt = "reading the rows: " + err.Error()
-		return ck
+	present, err := l.keys(ctx, db)
+	if err != nil && !strings.Contains(err.Error(), "no such table") {
+		return judge("reading the rows: ", err)
 	}
+	// No table: every row is missing, which count reports.
 	l.count(&ck, present, acks)
 	return ck
+}
+
+// copyDB copies the database at path and its -wal and -journal files
+// (those that exist) into the directory "verify" beside it and returns
+// the copy's path. The -shm, a cache of the WAL's index, is left: the
+// verifier rebuilds it from the WAL, as after a reboot.
+func copyDB(path string) (string, error) {
+	dir := filepath.Join(filepath.Dir(path), "verify")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(dir, filepath.Base(path))
+	for i, suffix := range []string{"", "-wal", "-journal"} {
+		err := copyFile(path+suffix, dst+suffix)
+		if i > 0 && errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if fi, err := in.Stat(); err != nil {
+		return err
+	} else if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", src)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	return out.Close()
 }
 
 // keySet holds the keys present in the table.
@@ -170,9 +269,13 @@ func (k *keySet) len() int {
 // keys reads every key of the workload's table.
 func (l *layout) keys(ctx context.Context, db target.DB) (*keySet, error) {
 	ks := &keySet{}
-	q := "SELECT " + l.schema.KeyCol + " FROM " + l.schema.Table
 	if l.schema.IntKey() {
 		ks.ints = map[int64]bool{}
+	} else {
+		ks.strs = map[string]bool{}
+	}
+	q := "SELECT " + l.schema.KeyCol + " FROM " + l.schema.Table
+	if l.schema.IntKey() {
 		var v int64
 		return ks, db.Query(ctx, q, nil, func(r target.Row) error {
 			if err := r.Scan(&v); err != nil {
@@ -182,7 +285,6 @@ func (l *layout) keys(ctx context.Context, db target.DB) (*keySet, error) {
 			return nil
 		})
 	}
-	ks.strs = map[string]bool{}
 	var v string
 	return ks, db.Query(ctx, q, nil, func(r target.Row) error {
 		if err := r.Scan(&v); err != nil {

@@ -34,11 +34,19 @@ DESCRIPTION
     workload (insert by default; write or mixed with --write-kind insert)
     runs in a 'litebench worker' child process that acknowledges every
     committed write transaction to litebench, which records it; at a seeded
-    moment within --fault-at the fault strikes; a fresh connection then
-    opens the database (the recovery time is open + first query), runs
+    moment within --fault-at the fault strikes; litebench's own SQLite
+    (ncruces-direct, whatever the target's language) then opens a copy of
+    the crashed files (the recovery time is open + first query), runs
     PRAGMA integrity_check and looks for every acknowledged transaction,
     each a batch of consecutive rows, so a batch partly present is an
-    atomicity violation.
+    atomicity violation. A trial whose files cannot be copied or opened
+    for a reason other than corruption is unverified: counted apart, in
+    no verdict.
+
+    With no --target, 'litebench audit' takes a quick look: the default
+    target and ncruces-direct, 5 trials each. With no --fault, each target
+    runs the faults it can take. The first line on stderr says what was
+    chosen.
 
     Faults:
       process-kill  SIGKILL of the worker: the operating system keeps what
@@ -54,9 +62,10 @@ DESCRIPTION
     Each cell and fault is one result (stored, and one row): trials,
     acknowledged transactions, those lost (total, most in one trial, how
     long before the fault the oldest was acknowledged), corrupt trials,
-    partly present transactions, in-flight ones present, recovery time and
-    the rows committed per second, beside what SQLite documents for its
-    journal mode and synchronous level: "as documented", or a FINDING.
+    unverified trials, partly present transactions, in-flight ones
+    present, recovery time and the rows committed per second, beside what
+    SQLite documents for its journal mode and synchronous level: "as
+    documented", or a FINDING.
     docs/durability-audit.md describes the model and the oracle.
 
     Workload flags are those of 'litebench WORKLOAD --help' (the flags of
@@ -70,11 +79,12 @@ DESCRIPTION
 
 // auditPage is the audit's manual page.
 var auditPage = helpPage{text: auditHelp, group: "AUDIT FLAGS", examples: []string{
+	"litebench audit",
 	"litebench audit --target ncruces-direct --journal delete,wal --sync off,normal,full",
 	"litebench audit --fault process-kill --target mattn --journal wal --sync off --trials 50",
 	"litebench audit write --target ncruces-direct --journal wal --sync normal --batch 10",
 }, seeAlso: []string{"suite durability", "list targets", "show"},
-	exit: "0 the audit ran (findings are results, not errors), 1 a trial failed, 2 bad input (nothing was touched), 130 interrupted."}
+	exit: "0 the audit ran (findings are results, not errors), 1 a trial failed or no trial of a cell could be verified, 2 bad input (nothing was touched), 130 interrupted."}
 
 // auditDefaults are the workload parameters the audit changes when they
 // are not given: the fault must strike a running workload.
@@ -106,7 +116,7 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 		inGroup(fs, groupWorkload, p.Name)
 	}
 	faults := fs.String("fault", strings.Join(audit.Faults, ","), "process-kill, power-loss or both")
-	trials := fs.Int("trials", 20, "trials per cell and fault")
+	trials := fs.Int("trials", 20, fmt.Sprintf("trials per cell and fault (%d without --target)", quickTrials))
 	models := fs.String("power-model", string(crashvfs.Torn), "torn, lose-unsynced, or both: each power-loss trial is judged under each model")
 	faultAt := fs.String("fault-at", "100ms-1s", "when the fault strikes after the measured part starts: 300ms, or a window such as 100ms-1s")
 	seed := fs.Uint64("fault-seed", 1, "seed of the fault moments and torn patterns: the same seed strikes the same way")
@@ -128,6 +138,15 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	}
 	if c.format == "benchfmt" {
 		return usagef("audit: --format benchfmt does not apply; use table, markdown, csv or json")
+	}
+	var chose []string
+	if !set["target"] {
+		c.targets = quickTargets()
+		chose = append(chose, "--target "+c.targets)
+		if !set["trials"] {
+			*trials = quickTrials
+			chose = append(chose, fmt.Sprintf("--trials %d", quickTrials))
+		}
 	}
 	cfg := audit.Config{Trials: *trials, Seed: *seed, Keep: c.keep, Section: "audit"}
 	if cfg.Faults, err = auditFaults(*faults); err != nil {
@@ -153,9 +172,17 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	}
 	if !set["fault"] {
 		cfg.Faults = clusterFaults(p.specs, cfg.Faults)
+		cfg.Auto = true // each target under the faults it can take
 	}
 	if err := audit.Check(cfg, p.specs); err != nil {
 		return usageError{err.Error()}
+	}
+	planned := 0
+	for _, sp := range p.specs {
+		planned += len(cfg.FaultsFor(sp))
+	}
+	if cfg.Auto || len(chose) > 0 {
+		fmt.Fprintln(errw, auditChoice(cfg, p.specs, chose))
 	}
 	if err := p.open(ctx); err != nil {
 		return err
@@ -176,7 +203,49 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	if c.keep {
 		fmt.Fprintf(errw, "trial files kept in %s\n", p.dir)
 	}
-	return auditOutcome(rs, len(p.specs)*len(cfg.Faults))
+	return auditOutcome(rs, planned)
+}
+
+// quickTrials are the trials of each cell and fault of the audit's quick
+// look (no --target): enough to see each fault strike, in under a minute.
+const quickTrials = 5
+
+// quickTargets are the targets of the audit's quick look: the default
+// target, and one that opens through a Go VFS (power loss needs one):
+// the audit's verifier, or the first such target.
+func quickTargets() string {
+	list := target.Default()
+	for _, n := range append([]string{audit.Verifier}, target.Names()...) {
+		if t, err := target.Get(n); err == nil && target.SupportsVFS(t) {
+			if n != list {
+				list += "," + n
+			}
+			break
+		}
+	}
+	return list
+}
+
+// auditChoice is the line that says what an audit not told every choice
+// chose: the flags it filled in and each target's faults.
+func auditChoice(cfg audit.Config, cells []sweep.Cell, chose []string) string {
+	var per []string
+	seen := map[string]bool{}
+	for _, c := range cells {
+		n := c.Target.Name()
+		if !seen[n] {
+			seen[n] = true
+			per = append(per, strings.Join(cfg.FaultsFor(c), " and ")+" on "+n)
+		}
+	}
+	line := "audit: " + strings.Join(per, "; ")
+	if cfg.Auto {
+		line += " (each target under the faults it can take; --fault chooses)"
+	}
+	if len(chose) > 0 {
+		line += "; chose " + strings.Join(chose, " ") + " (name them to choose)"
+	}
+	return line
 }
 
 // runAudit runs the audit of cells in the plan's directory, saving each

@@ -122,3 +122,36 @@ func TestSuiteDurability(t *testing.T) {
 		t.Errorf("a finding on the seeds' settings:\n%s", o.out)
 	}
 }
+
+// TestAuditDefault: 'litebench audit' with no target or fault runs each
+// fault on a target that can take it (process kill on the default
+// target, both on ncruces-direct) and says so; here with fewer trials
+// and an earlier fault than its defaults.
+func TestAuditDefault(t *testing.T) {
+	dir := t.TempDir()
+	o := run(t, context.Background(), "audit", "--trials", "1", "--fault-at", "20ms-60ms", "--no-store", "--dir", dir, "--progress", "0")
+	if o.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", o.code, o.out, o.err)
+	}
+	first, _, _ := strings.Cut(o.err, "\n")
+	if !strings.Contains(first, "process-kill on mattn; process-kill and power-loss on ncruces-direct") || !strings.Contains(first, "--target mattn,ncruces-direct") ||
+		strings.Contains(first, "--trials") {
+		t.Errorf("what it chose: %q", first)
+	}
+	rows := 0
+	for _, l := range strings.Split(o.out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 4 && (f[0] == "mattn" || f[0] == "ncruces-direct") {
+			rows++
+			if !strings.Contains(l, "as documented") {
+				t.Errorf("row: %s", l)
+			}
+		}
+	}
+	if rows != 3 || !strings.Contains(o.out, "power-loss torn") {
+		t.Errorf("%d rows, want mattn process-kill and ncruces-direct both faults:\n%s", rows, o.out)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("trial files left: %v", es)
+	}
+}

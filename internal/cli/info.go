@@ -122,7 +122,7 @@ DESCRIPTION
 			count += " " + u
 		}
 		t.Rows = append(t.Rows, []string{r.RunID, r.StartedAt.Local().Format("2006-01-02 15:04:05"), r.Workload, r.Target,
-			r.Status, count, units.Format(h.Value, h.Unit), differs(r)})
+			r.StatusText(), count, units.Format(h.Value, h.Unit), differs(r)})
 	}
 	t.Notes = append(t.Notes, "parameters and settings: what differs from the workload's own defaults, as the flags that repeat the run")
 	return t.Render(out, "table")

@@ -331,8 +331,8 @@ DESCRIPTION
 	}
 	exists := store.IsPostgres(*storePath) // a database: duplicates are checked there
 	if !exists {
-		if dir := filepath.Dir(*storePath); !isDir(dir) {
-			return usagef("--store %s: directory %s does not exist", *storePath, dir)
+		if err := own.WritableDir(filepath.Dir(*storePath)); err != nil {
+			return usagef("--store %s: directory %v", *storePath, err)
 		}
 		var err error
 		if exists, err = own.Check(*storePath, own.Store); err != nil {

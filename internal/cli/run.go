@@ -190,8 +190,8 @@ func (c *common) checkPaths(dbPath string) error {
 		return usagef("--wal-warn %q: want a size such as 64MiB, 1GB or 0", c.walWarn)
 	}
 	if dbPath != "" {
-		if dir := filepath.Dir(dbPath); !isDir(dir) {
-			return usagef("--db %s: directory %s does not exist", dbPath, dir)
+		if err := own.WritableDir(filepath.Dir(dbPath)); err != nil {
+			return usagef("--db %s: directory %v", dbPath, err)
 		}
 		if err := own.ProbeDB(dbPath, c.attach); err != nil {
 			return usagef("--db: %v", err)
@@ -211,8 +211,10 @@ func (c *common) checkPaths(dbPath string) error {
 	} else if c.attach {
 		return usagef("--attach needs --db FILE: the database another litebench process owns")
 	}
-	if c.dir != "" && !isDir(c.dir) {
-		return usagef("--dir %s: not an existing directory; create it first", c.dir)
+	if c.dir != "" {
+		if err := own.WritableDir(c.dir); err != nil {
+			return usagef("--dir: %v", err)
+		}
 	}
 	if c.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.metricsAddr); err != nil {
@@ -220,8 +222,8 @@ func (c *common) checkPaths(dbPath string) error {
 		}
 	}
 	if !c.noStore && !store.IsPostgres(c.store) {
-		if dir := filepath.Dir(c.store); !isDir(dir) {
-			return usagef("--store %s: directory %s does not exist", c.store, dir)
+		if err := own.WritableDir(filepath.Dir(c.store)); err != nil {
+			return usagef("--store %s: directory %v, or pass --no-store", c.store, err)
 		}
 		if _, err := own.Check(c.store, own.Store); err != nil {
 			return usagef("--store: %v, or pass --no-store", err)
@@ -385,7 +387,7 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			}
 			if !p.c.quiet {
 				u := runner.Unit(sp.Workload)
-				fmt.Fprintf(errw, "%s %s: %d %ss in %.2fs, %.0f %ss/s\n", sp.Label, r.Status, r.Rows, u, r.Elapsed, r.RowsPerSecond, u)
+				fmt.Fprintf(errw, "%s %s: %d %ss in %.2fs, %.0f %ss/s\n", sp.Label, r.StatusText(), r.Rows, u, r.Elapsed, r.RowsPerSecond, u)
 			}
 			if r.Error != "" {
 				fmt.Fprintf(errw, "%s failed: %s\n", sp.Label, r.Error)

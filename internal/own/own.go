@@ -411,8 +411,10 @@ func Read(path string) (*Info, error) {
 // an HTML report: a new path (in an existing directory), or a regular file
 // that starts with marker. kind names the file in messages.
 func CheckMarked(path, marker, kind string) (exists bool, err error) {
-	if dir := filepath.Dir(path); !isDir(dir) {
-		return false, &Error{Path: path, Reason: "cannot be created: directory " + dir + " does not exist", Fix: "create it first", err: os.ErrNotExist}
+	if err := WritableDir(filepath.Dir(path)); err != nil {
+		var e *Error
+		errors.As(err, &e)
+		return false, &Error{Path: path, Reason: "cannot be written: directory " + e.Path + " " + e.Reason, Fix: e.Fix, err: e.err}
 	}
 	fi, err := lstat(path)
 	if err != nil || fi == nil {

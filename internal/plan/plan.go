@@ -335,16 +335,32 @@ func Matrix(defaults map[string]string, db string, given map[string]string) (*se
 		}
 	}
 	path := ""
+	var fromDB map[string]string
 	if db != "" {
 		d, err := m.ApplyDSN(db)
 		if err != nil {
 			return nil, "", &InputError{err.Error()}
 		}
-		path = d.Path
+		path, fromDB = d.Path, d.Set
 	}
 	for k := range given {
 		if settings.Lookup(k) == nil {
 			return nil, "", inputf("unknown setting --%s (see 'litebench list settings')", k)
+		}
+	}
+	// A parameter of db and a flag that disagree: neither may win
+	// silently. The same value given twice is fine.
+	for _, sp := range settings.Specs {
+		v, dbv := given[sp.Key], fromDB[sp.Key]
+		if v == "" || dbv == "" {
+			continue
+		}
+		probe := settings.NewMatrix()
+		if err := probe.SetList(sp.Key, v); err != nil {
+			return nil, "", &InputError{err.Error()}
+		}
+		if len(probe.Axes) > 0 || probe.Base.Get(sp.Key) != dbv {
+			return nil, "", inputf("--db %q sets %s %s but --%s asks %s; give it once (drop the parameter or the flag)", db, sp.Key, dbv, sp.Key, v)
 		}
 	}
 	for _, sp := range settings.Specs {

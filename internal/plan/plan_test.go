@@ -220,7 +220,7 @@ func TestBuildRefusesBadInput(t *testing.T) {
 }
 
 func TestMatrix(t *testing.T) {
-	m, path, err := Matrix(map[string]string{"batch": "1"}, "a.db?_journal=wal&_sync=0", map[string]string{"sync": "off,normal", "cache-size": ""})
+	m, path, err := Matrix(map[string]string{"batch": "1"}, "a.db?_journal=wal", map[string]string{"sync": "off,normal", "cache-size": ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,11 +230,20 @@ func TestMatrix(t *testing.T) {
 	if v := m.Varying(); len(v) != 1 || v[0] != "sync" || m.Size() != 2 {
 		t.Errorf("axes %v size %d, want sync × 2", v, m.Size())
 	}
-	// Flags win over the database string, which wins over the defaults.
-	m, _, err = Matrix(map[string]string{"journal": "delete"}, "a.db?_journal=wal", map[string]string{"journal": "truncate"})
-	if err != nil || m.Base.Get("journal") != "truncate" {
-		t.Errorf("journal %s, %v", m.Base.Get("journal"), err)
+	// A flag that disagrees with the database string is refused, naming
+	// both (a list too); the same value twice is fine.
+	for _, given := range []string{"truncate", "wal,delete"} {
+		_, _, err = Matrix(map[string]string{"journal": "delete"}, "a.db?_journal=wal", map[string]string{"journal": given})
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "_journal=wal") || !strings.Contains(err.Error(), "--journal asks "+given) {
+			t.Errorf("--journal %s against _journal=wal: %v", given, err)
+		}
 	}
+	m, _, err = Matrix(map[string]string{"journal": "delete"}, "a.db?_journal=WAL&_sync=1", map[string]string{"journal": "wal", "sync": "normal"})
+	if err != nil || m.Base.Get("journal") != "wal" || m.Base.Get("sync") != "normal" {
+		t.Errorf("equal values: journal %s sync %s, %v", m.Base.Get("journal"), m.Base.Get("sync"), err)
+	}
+	// The database string wins over the defaults.
 	m, _, _ = Matrix(map[string]string{"journal": "delete"}, "a.db?_journal=wal", nil)
 	if m.Base.Get("journal") != "wal" {
 		t.Errorf("journal %s, want the database string's wal", m.Base.Get("journal"))

@@ -362,7 +362,7 @@ func Summary(rs []*results.Result) *Table {
 			l := op.Felt()
 			opName, p50, p99, max = op.Name, Num(l["p50"]), Num(l["p99"]), Num(l["max"])
 		}
-		row = append(row, r.Status, strconv.FormatInt(r.Rows, 10), Num(r.Elapsed), headlineCell(r, unit == ""),
+		row = append(row, r.StatusText(), strconv.FormatInt(r.Rows, 10), Num(r.Elapsed), headlineCell(r, unit == ""),
 			opName, p50, p99, max, ErrorCell(r.ErrorTotals()), strconv.FormatInt(r.RetryTotal(), 10))
 		for _, m := range extras {
 			if v, ok := r.Metric(m.Name); ok {
@@ -377,6 +377,9 @@ func Summary(rs []*results.Result) *Table {
 		}
 		if r.Error != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s failed: %s", r.RunID, r.Error))
+		}
+		for _, w := range r.Warnings {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s warning: %s", r.RunID, w))
 		}
 	}
 	return t
@@ -501,7 +504,7 @@ func LoadSummary(rs []*results.Result) *Table {
 	for _, r := range rs {
 		row := []string{r.Workload, r.Target}
 		row = identValues(row, r, params, keys)
-		row = append(row, r.Status, Num(r.Elapsed))
+		row = append(row, r.StatusText(), Num(r.Elapsed))
 		var total float64
 		var late int64
 		for _, o := range r.Ops {
@@ -555,6 +558,9 @@ func LoadSummary(rs []*results.Result) *Table {
 		}
 		if r.Error != "" {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s failed: %s", r.RunID, r.Error))
+		}
+		for _, w := range r.Warnings {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s warning: %s", r.RunID, w))
 		}
 	}
 	return t

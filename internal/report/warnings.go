@@ -96,6 +96,21 @@ func (b *builder) warnings(rs []*results.Result) {
 	if len(dur) > 0 {
 		add(fmt.Sprintf("Durability, as audited: %s.", list(dur)))
 	}
+	// The runs' own warnings (results.Result.Judge's rule, an audit's
+	// unverified trials), each with its cell.
+	warned := map[string][]string{}
+	for _, r := range rs {
+		if len(r.Warnings) > 0 {
+			warned[r.RunID] = r.Warnings
+		}
+	}
+	for i, c := range d.Cells {
+		for _, ri := range c.RunInfo {
+			for _, w := range warned[ri.RunID] {
+				add(fmt.Sprintf("%s (%s): %s.", ref(i), ri.RunID, w))
+			}
+		}
+	}
 	// The runs' own notes, each once, with the cells that have it.
 	cellOf := map[string]int{}
 	for i, c := range d.Cells {

@@ -31,8 +31,13 @@ type Audit struct {
 	// LostWindowMS is how long before the fault the oldest lost
 	// transaction was acknowledged, in the worst trial.
 	LostWindowMS float64 `json:"lost_window_ms"`
-	// CorruptTrials failed to open or failed PRAGMA integrity_check.
+	// CorruptTrials failed to open as a database (SQLite found it
+	// malformed, or not a database) or failed PRAGMA integrity_check.
 	CorruptTrials int `json:"corrupt_trials"`
+	// UnverifiedTrials could not be verified (their files could not be
+	// copied or opened for another reason): errors of the trials, counted
+	// in no other figure and in no verdict.
+	UnverifiedTrials int `json:"unverified_trials"`
 	// AtomicityViolations counts transactions partly present.
 	AtomicityViolations int64 `json:"atomicity_violations"`
 	// UnackedPresent counts transactions in flight at the fault (never
@@ -66,7 +71,10 @@ type AuditTrial struct {
 	Lost    int64   `json:"lost"`
 	// Corrupt says why the database failed to open or to check ("" when
 	// sound).
-	Corrupt        string  `json:"corrupt,omitempty"`
+	Corrupt string `json:"corrupt,omitempty"`
+	// Unverified says why the trial could not be verified ("" when it
+	// was): its other figures are then zero and mean nothing.
+	Unverified     string  `json:"unverified,omitempty"`
 	Atomicity      int64   `json:"atomicity,omitempty"`
 	UnackedPresent int64   `json:"unacked_present,omitempty"`
 	RecoveryMS     float64 `json:"recovery_ms"`

@@ -238,6 +238,10 @@ type Result struct {
 	// the last run each is made of), so that the suite can be printed
 	// again as it ran.
 	Tables []Table `json:"tables,omitempty"`
+	// Warnings say what a reader must know before trusting a run that
+	// ended ok (Judge's rule: more than 1% of its operations failed; an
+	// audit's trials that could not be verified).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Table is a table as a suite printed it: a title, column headers (Right

@@ -320,6 +320,7 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
+	r.Judge() // failed if nothing succeeded, a warning past 1% failed
 	return r
 }
 

@@ -104,6 +104,8 @@ type DSN struct {
 	// Ignored notes the parameters left out as the seeds' driver leaves
 	// them out (SQLite's URI parameters of a name without "file:").
 	Ignored []string
+	// Set are the settings the parameters set: key → canonical value.
+	Set map[string]string
 }
 
 // ApplyDSN parses a seed-style database string such as
@@ -120,6 +122,7 @@ func (m *Matrix) ApplyDSN(db string) (DSN, error) {
 	uri := strings.HasPrefix(path, "file:")
 	path = strings.TrimPrefix(path, "file:")
 	var ignored []string
+	set := map[string]string{}
 	if path == "" {
 		return DSN{}, fmt.Errorf("--db %q: no file name before '?'", db)
 	}
@@ -182,8 +185,9 @@ func (m *Matrix) ApplyDSN(db string) (DSN, error) {
 		if err := m.SetList(key, v); err != nil {
 			return DSN{}, fmt.Errorf("--db %q: %v", db, err)
 		}
+		set[key] = m.Base.Get(key)
 	}
-	d := DSN{Path: path}
+	d := DSN{Path: path, Set: set}
 	if len(ignored) > 0 {
 		sort.Strings(ignored)
 		d.Ignored = append(d.Ignored, fmt.Sprintf("--db %q: %s ignored, as the seeds' driver (mattn) ignores SQLite's URI parameters without \"file:\": the run uses the file %s. For an in-memory database give --in-memory (or --db 'file:%s?mode=memory'); for a shared cache, --shared-cache",

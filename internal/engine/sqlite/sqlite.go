@@ -214,6 +214,14 @@ func ReadOnly(path string, immutable bool) engine.Endpoint {
 	return options{path: path, readOnly: true, immutable: immutable}.endpoint()
 }
 
+// Existing is the endpoint of an existing database file opened
+// read-write with no pragmas, so that SQLite's own recovery (a hot
+// journal rolled back, a WAL replayed) runs on it as it would for any
+// application (the durability audit's verifier, on a copy).
+func Existing(path string) engine.Endpoint {
+	return options{path: path}.endpoint()
+}
+
 // options are how a SQLite database is opened.
 type options struct {
 	path        string   // database file, or the name of an in-memory database
