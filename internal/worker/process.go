@@ -169,6 +169,10 @@ func (p *Process) await(ctx context.Context, emit func(Event), want string) (Eve
 				p.Kill()
 				return Event{}, err
 			}
+			if ctx.Err() != nil {
+				p.Kill()
+				return Event{}, ctx.Err() // killed after the cancel
+			}
 			return Event{}, p.gone(err)
 		}
 		switch ev.T {
