@@ -544,22 +544,25 @@ func CleanStale() []string {
 		}
 		f.Close()
 	}
+	// A record that no process holds names a directory of a killed run,
+	// with or without its lock file: it goes if it is still the one that
+	// run made (same inode), or, if the run was killed before it noted
+	// the inode, while it holds nothing. The record goes once the
+	// directory is gone or found not to be litebench's.
 	Stale(dirRecord, func(data []byte) bool {
 		path, id, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		if fi, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, os.ErrNotExist) {
 			return true
-		} else if err != nil || !mine(path) {
-			return false
-		} else if st := fi.Sys().(*syscall.Stat_t); id != fmt.Sprintf("%d:%d", st.Dev, st.Ino) {
-			// Made, but killed before the record named it: only while it
-			// holds nothing of anyone else's.
-			ents, _ := os.ReadDir(path)
-			if len(ents) > 1 || len(ents) == 1 && ents[0].Name() != newLockName || id != "" {
-				return false
-			}
 		}
-		if Alive(filepath.Join(path, DirLockName)) {
-			return false
+		if err != nil || !mine(path) || Alive(filepath.Join(path, DirLockName)) {
+			return err == nil
+		}
+		if st := fi.Sys().(*syscall.Stat_t); id != fmt.Sprintf("%d:%d", st.Dev, st.Ino) {
+			ents, _ := os.ReadDir(path)
+			if id != "" || len(ents) > 1 || len(ents) == 1 && ents[0].Name() != newLockName {
+				return true // not the directory the record's run made
+			}
 		}
 		if removeDir(path) {
 			out = append(out, path)
