@@ -78,10 +78,11 @@ func RunAs() (User, error) {
 
 // Dir is a managed server's directory: a marked litebench directory that
 // the server's user may enter, with Data (the server's, owned by that
-// user) and Log inside.
+// user), Run, Tmp (the server's temp dir, so that the temp files of a
+// server killed with litebench go with the directory) and Log inside.
 type Dir struct {
 	*own.Dir
-	Data, Run, Log string
+	Data, Run, Tmp, Log string
 }
 
 // NewDir makes a server's directory for u.
@@ -90,9 +91,9 @@ func NewDir(u User) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd := &Dir{Dir: d, Data: filepath.Join(d.Path, "data"), Run: filepath.Join(d.Path, "run"), Log: filepath.Join(d.Path, "server.log")}
+	sd := &Dir{Dir: d, Data: filepath.Join(d.Path, "data"), Run: filepath.Join(d.Path, "run"), Tmp: filepath.Join(d.Path, "tmp"), Log: filepath.Join(d.Path, "server.log")}
 	err = os.Chmod(d.Path, 0o711)
-	for _, p := range []string{sd.Data, sd.Run} {
+	for _, p := range []string{sd.Data, sd.Run, sd.Tmp} {
 		if err == nil {
 			err = os.Mkdir(p, 0o700)
 		}
@@ -126,12 +127,13 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Command is a program run as u, in dir, with its output appended to log;
-// it is started by package proc, in a process group of its own.
-func Command(u User, log string, name string, args ...string) *exec.Cmd {
+// Command is a program run as u, with d's Tmp as its temp dir and its
+// output appended to log; it is started by package proc, in a process
+// group of its own.
+func Command(u User, d *Dir, log string, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "TMPDIR="+d.Tmp)
 	if u.cred != nil {
 		cmd.Env = append(cmd.Env, "HOME=/", "USER="+u.Name)
 	}
@@ -145,8 +147,8 @@ func Command(u User, log string, name string, args ...string) *exec.Cmd {
 
 // Run runs a set-up program (initdb, mariadb-install-db) to its end; its
 // output goes into the error when it fails.
-func Run(ctx context.Context, u User, name string, args ...string) error {
-	cmd := Command(u, "", name, args...)
+func Run(ctx context.Context, u User, d *Dir, name string, args ...string) error {
+	cmd := Command(u, d, "", name, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := proc.Run(ctx, cmd)
@@ -162,13 +164,13 @@ type Proc struct {
 	log string
 }
 
-// Start starts a server program as u, its output in log.
-func Start(u User, log, name string, args ...string) (*Proc, error) {
-	c, err := proc.StartChild(Command(u, log, name, args...))
+// Start starts a server program as u, its output in d's log.
+func Start(u User, d *Dir, name string, args ...string) (*Proc, error) {
+	c, err := proc.StartChild(Command(u, d, d.Log, name, args...))
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", filepath.Base(name), err)
 	}
-	return &Proc{c: c, log: log}, nil
+	return &Proc{c: c, log: d.Log}, nil
 }
 
 // Pid is the server's process id.
