@@ -2,6 +2,7 @@ package external_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,8 +92,10 @@ func TestWorkingDirectoryWorkersAreNotRun(t *testing.T) {
 	sub := filepath.Join(dir, "sub")
 	os.Mkdir(sub, 0o755)
 	for _, wd := range []string{dir, sub} {
-		cmd := exec.Command(lb, "list", "targets")
-		cmd.Dir, cmd.Env = wd, env()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, lb, "list", "targets")
+		cmd.Dir, cmd.Env, cmd.WaitDelay = wd, env(), time.Second
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("list targets in %s: %v\n%s", wd, err, out)
@@ -130,6 +133,7 @@ func TestMisbehavingWorkerCommand(t *testing.T) {
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			cmd.Env = env(external.EnvRoot + "=" + root)
+			cmd.WaitDelay = time.Second // a worker left running holds the output
 			t0 := time.Now()
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
