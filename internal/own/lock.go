@@ -436,12 +436,8 @@ func NewDir() (*Dir, error) {
 		rec.Drop()
 		return nil, err
 	}
-	if rec != nil {
-		if fi, err := os.Lstat(d); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				rec.Update([]byte(fmt.Sprintf("%s\n%d:%d\n", d, st.Dev, st.Ino))) //nolint:errcheck // without it only an empty directory goes
-			}
-		}
+	if id := dirID(d); rec != nil && id != "" {
+		rec.Update([]byte(d + "\n" + id + "\n")) //nolint:errcheck // without it only an empty directory goes
 	}
 	// The lock is taken under a temporary name and the file then renamed
 	// to its marking name, so a cleaner never sees the mark unlocked.
@@ -551,14 +547,14 @@ func CleanStale() []string {
 	// directory is gone or found not to be litebench's.
 	Stale(dirRecord, func(data []byte) bool {
 		path, id, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-		fi, err := os.Lstat(path)
+		_, err := os.Lstat(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return true
 		}
 		if err != nil || !mine(path) || Alive(filepath.Join(path, DirLockName)) {
 			return err == nil
 		}
-		if st := fi.Sys().(*syscall.Stat_t); id != fmt.Sprintf("%d:%d", st.Dev, st.Ino) {
+		if id != dirID(path) {
 			ents, _ := os.ReadDir(path)
 			if id != "" || len(ents) > 1 || len(ents) == 1 && ents[0].Name() != newLockName {
 				return true // not the directory the record's run made
@@ -571,6 +567,25 @@ func CleanStale() []string {
 		return false
 	})
 	return out
+}
+
+// dirID identifies the directory at d (not following a symbolic link):
+// its file handle, which holds the inode's generation as well as its
+// number (an inode number is reused at once), or where the file system has
+// none, its device, inode and birth time.
+func dirID(d string) string {
+	if h, mnt, err := unix.NameToHandleAt(unix.AT_FDCWD, d, 0); err == nil {
+		return fmt.Sprintf("h%d:%d:%x", mnt, h.Type(), h.Bytes())
+	}
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, d, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_BTIME, &st) != nil {
+		return ""
+	}
+	id := fmt.Sprintf("%d:%d", unix.Mkdev(st.Dev_major, st.Dev_minor), st.Ino)
+	if st.Mask&unix.STATX_BTIME != 0 {
+		id += fmt.Sprintf(":%d.%09d", st.Btime.Sec, st.Btime.Nsec)
+	}
+	return id
 }
 
 // mine reports whether d is a directory (not a symbolic link) of this
