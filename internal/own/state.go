@@ -16,13 +16,13 @@ import (
 // litebench keeps records of what a process started or made and must undo
 // if it is killed (its child process groups, its temp directories) in a
 // state directory of its own: TMPDIR/.litebench-UID, mode 0700, owned by
-// this user. A record is a small file that its process holds a lock on
+// this user, there while it holds records. A record is a small file that its process holds a lock on
 // (open file description lock, dropped by the kernel however the process
 // ends) until it removes it; a record nobody holds is a killed run's, and
 // the next run undoes what it names and removes it.
 
 // StateDir is litebench's state directory for this user under the temp
-// dir, created if missing. It fails when the path exists and is not a
+// dir, created if missing (and removed with its last record). It fails when the path exists and is not a
 // directory of this user's that only this user may enter.
 func StateDir() (string, error) {
 	d := filepath.Join(os.TempDir(), fmt.Sprintf(".litebench-%d", os.Geteuid()))
@@ -51,18 +51,27 @@ type Record struct {
 // temporary name and then renamed, so that a sweeper never sees it
 // unlocked.
 func NewRecord(prefix string, data []byte) (*Record, error) {
-	dir, err := StateDir()
-	if err != nil {
-		return nil, err
-	}
 	var rnd [8]byte
 	rand.Read(rnd[:]) //nolint:errcheck // never fails
 	name := prefix + hex.EncodeToString(rnd[:])
-	tmp := filepath.Join(dir, ".new-"+name)
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	var dir string
+	var f *os.File
+	var err error
+	// The directory goes when its last record does: another process may
+	// remove it between making and using it.
+	for range 5 {
+		if dir, err = StateDir(); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(filepath.Join(dir, ".new-"+name), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
+	tmp := filepath.Join(dir, ".new-"+name)
 	if err = setlk(f, unix.F_WRLCK, 0); err == nil {
 		if _, err = f.Write(data); err == nil {
 			err = os.Rename(tmp, filepath.Join(dir, name))
@@ -71,6 +80,7 @@ func NewRecord(prefix string, data []byte) (*Record, error) {
 	if err != nil {
 		f.Close()
 		os.Remove(tmp)
+		os.Remove(dir) // if it is empty
 		return nil, fmt.Errorf("litebench state record: %w", err)
 	}
 	return &Record{path: filepath.Join(dir, name), f: f}, nil
@@ -85,12 +95,14 @@ func (r *Record) Update(data []byte) error {
 	return err
 }
 
-// Drop removes the record and lets go of it.
+// Drop removes the record and lets go of it; the state directory goes
+// with its last record.
 func (r *Record) Drop() {
 	if r == nil || r.f == nil {
 		return
 	}
 	os.Remove(r.path)
+	os.Remove(filepath.Dir(r.path)) // fails unless it is empty
 	r.f.Close()
 	r.f = nil
 }
@@ -140,4 +152,5 @@ func Stale(prefix string, undo func(data []byte) bool) {
 		}
 		f.Close()
 	}
+	os.Remove(dir) // if it is empty
 }
