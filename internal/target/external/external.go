@@ -144,8 +144,13 @@ func sourceRoot() string {
 	if !ok || !filepath.IsAbs(file) {
 		return ""
 	}
-	// file is CHECKOUT/internal/target/external/external.go.
+	// file is CHECKOUT/internal/target/external/external.go. A module
+	// cache's copy (MODULE@VERSION, from 'go install …@version') is
+	// read-only: its workers cannot be built there.
 	c := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(file))))
+	if strings.Contains(filepath.Base(c), "@") {
+		return ""
+	}
 	if isDir(filepath.Join(c, "workers")) && isModule(c) {
 		return c
 	}
