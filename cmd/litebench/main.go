@@ -13,7 +13,9 @@ import (
 
 func main() {
 	stop := proc.Start()
+	proc.Sweep() // what killed runs left: their children, their temp directories
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	proc.SetContext(ctx)
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	cancel()
 	stop()

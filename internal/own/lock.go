@@ -1,6 +1,8 @@
 package own
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -405,24 +407,41 @@ func syncDir(dir string) {
 
 // Dir is a directory litebench made under the temp dir, named litebench-*,
 // marked as litebench's by a lock file inside that this process holds
-// until Close. CleanStale removes the ones whose process is gone.
+// until Close, and stamped by a record in litebench's state directory
+// (StateDir) written before the directory is made. CleanStale removes the
+// ones whose process is gone: by their lock file, or by their record when
+// the process was killed before the lock file was in place or while the
+// directory was being removed.
 type Dir struct {
 	Path string
 	f    *os.File
+	rec  *Record
 }
 
 // DirLockName is the lock file inside a Dir.
 const DirLockName = "litebench.lock"
 
+// dirRecord prefixes the names of Dirs' records.
+const dirRecord = "dir-"
+
 // NewDir makes a new marked directory under the temp dir.
 func NewDir() (*Dir, error) {
-	d, err := os.MkdirTemp("", "litebench-")
-	if err != nil {
+	var rnd [8]byte
+	rand.Read(rnd[:]) //nolint:errcheck // never fails
+	d := filepath.Join(os.TempDir(), "litebench-"+hex.EncodeToString(rnd[:]))
+	// Without a usable state directory the directory is still marked by
+	// its lock file, as before the records existed.
+	rec, _ := NewRecord(dirRecord, []byte(d+"\n"))
+	if err := os.Mkdir(d, 0o700); err != nil {
+		rec.Drop()
 		return nil, err
+	}
+	if id := dirID(d); rec != nil && id != "" {
+		rec.Update([]byte(d + "\n" + id + "\n")) //nolint:errcheck // without it only an empty directory goes
 	}
 	// The lock is taken under a temporary name and the file then renamed
 	// to its marking name, so a cleaner never sees the mark unlocked.
-	tmp := filepath.Join(d, ".new.lock")
+	tmp := filepath.Join(d, newLockName)
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 	if err == nil {
 		if err = setlk(f, unix.F_WRLCK, 0); err == nil {
@@ -435,10 +454,14 @@ func NewDir() (*Dir, error) {
 	}
 	if err != nil {
 		os.RemoveAll(d)
+		rec.Drop()
 		return nil, err
 	}
-	return &Dir{Path: d, f: f}, nil
+	return &Dir{Path: d, f: f, rec: rec}, nil
 }
+
+// newLockName is a Dir's lock file before it is in place.
+const newLockName = ".new.lock"
 
 // LockPath is the path of the directory's lock file: Alive(LockPath())
 // tells other processes whether this one still runs.
@@ -446,15 +469,42 @@ func (d *Dir) LockPath() string { return filepath.Join(d.Path, DirLockName) }
 
 // Close removes the directory, or with keep leaves it (and what is in it)
 // to the user, unmarked, so that no cleaner removes it; an empty one (what
-// was kept lives elsewhere, at --db say) goes all the same.
+// was kept lives elsewhere, at --db say) goes all the same. The lock file
+// goes last, so that a run killed meanwhile leaves a marked directory.
 func (d *Dir) Close(keep bool) {
 	if keep {
 		os.Remove(d.LockPath())
 		os.Remove(d.Path) // fails unless empty
+		d.rec.Drop()
+		d.f.Close()
+		return
+	}
+	if removeDir(d.Path) {
+		d.rec.Drop()
 	} else {
-		os.RemoveAll(d.Path)
+		d.rec.leave() // the next run's CleanStale tries again
 	}
 	d.f.Close()
+}
+
+// removeDir removes the directory at d, its lock file last, and reports
+// whether it is gone.
+func removeDir(d string) bool {
+	ents, _ := os.ReadDir(d)
+	ok := true
+	for _, e := range ents {
+		if e.Name() != DirLockName {
+			if os.RemoveAll(filepath.Join(d, e.Name())) != nil {
+				ok = false
+			}
+		}
+	}
+	if !ok {
+		return false
+	}
+	os.Remove(filepath.Join(d, DirLockName))
+	err := os.Remove(d)
+	return err == nil || errors.Is(err, os.ErrNotExist)
 }
 
 // Alive reports whether the process that holds the lock file at lockPath
@@ -470,16 +520,14 @@ func Alive(lockPath string) bool {
 
 // CleanStale removes the directories NewDir made whose process has gone
 // (killed before it could remove them), and returns their paths. Only
-// directories of this user that carry the mark are touched.
+// directories of this user that carry the mark (an unlocked lock file
+// inside), or that a record of a killed litebench process names, are
+// touched.
 func CleanStale() []string {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "litebench-*"))
 	var out []string
 	for _, d := range dirs {
-		fi, err := os.Lstat(d)
-		if err != nil || !fi.IsDir() {
-			continue
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
+		if !mine(d) {
 			continue
 		}
 		lp := filepath.Join(d, DirLockName)
@@ -487,12 +535,66 @@ func CleanStale() []string {
 		if err != nil {
 			continue
 		}
-		if setlk(f, unix.F_WRLCK, 0) == nil {
-			if os.RemoveAll(d) == nil {
-				out = append(out, d)
-			}
+		if setlk(f, unix.F_WRLCK, 0) == nil && removeDir(d) {
+			out = append(out, d)
 		}
 		f.Close()
 	}
+	// A record that no process holds names a directory of a killed run,
+	// with or without its lock file: it goes if it is still the one that
+	// run made (same inode), or, if the run was killed before it noted
+	// the inode, while it holds nothing. The record goes once the
+	// directory is gone or found not to be litebench's.
+	Stale(dirRecord, func(data []byte) bool {
+		path, id, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		_, err := os.Lstat(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		if err != nil || !mine(path) || Alive(filepath.Join(path, DirLockName)) {
+			return err == nil
+		}
+		if id != dirID(path) {
+			ents, _ := os.ReadDir(path)
+			if id != "" || len(ents) > 1 || len(ents) == 1 && ents[0].Name() != newLockName {
+				return true // not the directory the record's run made
+			}
+		}
+		if removeDir(path) {
+			out = append(out, path)
+			return true
+		}
+		return false
+	})
 	return out
+}
+
+// dirID identifies the directory at d (not following a symbolic link):
+// its file handle, which holds the inode's generation as well as its
+// number (an inode number is reused at once), or where the file system has
+// none, its device, inode and birth time.
+func dirID(d string) string {
+	if h, mnt, err := unix.NameToHandleAt(unix.AT_FDCWD, d, 0); err == nil {
+		return fmt.Sprintf("h%d:%d:%x", mnt, h.Type(), h.Bytes())
+	}
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, d, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_BTIME, &st) != nil {
+		return ""
+	}
+	id := fmt.Sprintf("%d:%d", unix.Mkdev(st.Dev_major, st.Dev_minor), st.Ino)
+	if st.Mask&unix.STATX_BTIME != 0 {
+		id += fmt.Sprintf(":%d.%09d", st.Btime.Sec, st.Btime.Nsec)
+	}
+	return id
+}
+
+// mine reports whether d is a directory (not a symbolic link) of this
+// user's.
+func mine(d string) bool {
+	fi, err := os.Lstat(d)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -460,5 +461,79 @@ func TestDirCleanup(t *testing.T) {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s removed: %v", d, err)
 		}
+	}
+}
+
+// A run killed while it removed its directory (the lock file gone first
+// in older versions) or before it had put its lock file in place leaves a
+// directory without its mark: its record in the state directory stamps it
+// as litebench's, and the next cleaner removes it; a directory the record
+// names that is not the one its run made is left alone.
+func TestDirCleanupWithoutLockFile(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	killed := func(d *Dir) {
+		d.f.Close() // the kernel drops the locks of a killed process
+		d.rec.leave()
+	}
+	// Killed while removing it, its lock file already gone.
+	removing, err := NewDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(removing.Path, "data"), 0o700)
+	os.WriteFile(filepath.Join(removing.Path, "data", "ibdata1"), []byte("data"), 0o644)
+	os.Remove(removing.LockPath())
+	killed(removing)
+
+	// Killed between making it and noting its inode: empty.
+	early := filepath.Join(os.TempDir(), "litebench-early")
+	rec, err := NewRecord(dirRecord, []byte(early+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(early, 0o700)
+	rec.leave()
+
+	// The same, but the directory holds something: whose is unknown.
+	unsure := filepath.Join(os.TempDir(), "litebench-unsure")
+	rec, _ = NewRecord(dirRecord, []byte(unsure+"\n"))
+	os.Mkdir(unsure, 0o700)
+	os.WriteFile(filepath.Join(unsure, "notes.txt"), []byte("mine"), 0o644)
+	rec.leave()
+
+	// A record whose directory was replaced by another one.
+	replaced, _ := NewDir()
+	killed(replaced)
+	os.RemoveAll(replaced.Path)
+	os.Mkdir(replaced.Path, 0o700)
+	os.WriteFile(filepath.Join(replaced.Path, "notes.txt"), []byte("mine"), 0o644)
+
+	// A live run's directory, and one without a record or a lock file.
+	live, _ := NewDir()
+	defer live.Close(false)
+	plain := filepath.Join(os.TempDir(), "litebench-users-own")
+	os.Mkdir(plain, 0o755)
+
+	got := CleanStale()
+	slices.Sort(got)
+	want := []string{removing.Path, early}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("cleaned %v, want %v", got, want)
+	}
+	for _, d := range want {
+		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", d, err)
+		}
+	}
+	for _, d := range []string{unsure, replaced.Path, live.Path, plain} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
+	}
+	// Only the live directory's record is left.
+	state, _ := StateDir()
+	if ents, _ := os.ReadDir(state); len(ents) != 1 {
+		t.Errorf("records left: %v", ents)
 	}
 }

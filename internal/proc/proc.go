@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"context"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -10,7 +11,8 @@ import (
 
 // Start tunes the garbage collector and starts the CPU profile that
 // LITEBENCH_CPUPROFILE=file asks for; call the function it returns before
-// the process exits.
+// the process exits: it also kills the process groups of any child still
+// running (KillAll).
 //
 // The harness keeps little live heap while drivers allocate per statement,
 // so the default GOGC=100 collects every few hundred kilobytes: hundreds
@@ -26,5 +28,17 @@ func Start() (stop func()) {
 			pprof.StartCPUProfile(f) //nolint:errcheck // best effort
 		}
 	}
-	return pprof.StopCPUProfile
+	return func() {
+		KillAll()
+		pprof.StopCPUProfile()
+	}
 }
+
+var interrupted = context.Background()
+
+// SetContext names the context that a Ctrl-C (or SIGTERM) cancels, for
+// waits on children that have no context of their own (a worker's probe).
+func SetContext(ctx context.Context) { interrupted = ctx }
+
+// Context is the context SetContext named (never cancelled if none).
+func Context() context.Context { return interrupted }

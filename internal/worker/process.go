@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/litebench/litebench/internal/cpuuse"
+	"github.com/litebench/litebench/internal/proc"
 	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/units"
 )
@@ -29,13 +29,11 @@ var Executable = func() (string, error) { return os.Executable() }
 
 // Process runs jobs in a child process speaking the worker protocol.
 type Process struct {
-	cmd    *exec.Cmd
+	child  *proc.Child
 	stdin  io.WriteCloser
 	enc    *Encoder
 	dec    *Decoder
 	stderr *tail
-	waited chan struct{}
-	err    error
 	once   sync.Once
 	// OwnCPU says whether the last final event carried the worker's own
 	// process_cpu, not one Run measured from outside.
@@ -47,8 +45,8 @@ type Process struct {
 const killGrace = 5 * time.Second
 
 // StartProcess starts 'litebench worker' as a child process. The child
-// dies with its parent (PR_SET_PDEATHSIG) and stops its run when its
-// input closes.
+// leads a process group of its own that dies with litebench (package
+// proc), and stops its run when its input closes.
 func StartProcess() (*Process, error) {
 	exe, err := Executable()
 	if err != nil {
@@ -58,11 +56,13 @@ func StartProcess() (*Process, error) {
 }
 
 // StartCommand starts a worker from any program speaking the protocol.
+// Until its hello the worker may write at most helloMax bytes; a worker
+// that breaks the protocol (garbage, a flood, an unexpected message) has
+// its process group killed at once.
 func StartCommand(name string, args ...string) (*Process, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), EnvWorker+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	p := &Process{cmd: cmd, stderr: &tail{max: 8 << 10}, waited: make(chan struct{})}
+	p := &Process{stderr: &tail{max: 8 << 10}}
 	cmd.Stderr = p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -72,19 +72,23 @@ func StartCommand(name string, args ...string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if p.child, err = proc.StartChild(cmd); err != nil {
 		return nil, fmt.Errorf("worker process %s: %v", name, err)
 	}
 	p.stdin, p.enc, p.dec = in, NewEncoder(in), NewDecoder(out)
-	go func() { p.err = cmd.Wait(); close(p.waited) }()
+	p.dec.Limit(helloMax)
 	return p, nil
 }
 
 // Pid is the child's process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int { return p.child.Pid() }
 
-// Kill sends SIGKILL to the child (the durability audit's process crash).
-func (p *Process) Kill() error { return p.cmd.Process.Kill() }
+// Kill kills the child and its process group (the durability audit's
+// process crash).
+func (p *Process) Kill() error {
+	p.child.Kill()
+	return nil
+}
 
 // Hello exchanges protocol versions and returns the worker's description.
 func (p *Process) Hello(ctx context.Context) (Event, error) {
@@ -96,8 +100,10 @@ func (p *Process) Hello(ctx context.Context) (Event, error) {
 		return Event{}, err
 	}
 	if ev.Protocol != Protocol {
+		p.Kill()
 		return Event{}, fmt.Errorf("worker speaks protocol %d, litebench %d", ev.Protocol, Protocol)
 	}
+	p.dec.Lift()
 	return ev, nil
 }
 
@@ -157,6 +163,16 @@ func (p *Process) await(ctx context.Context, emit func(Event), want string) (Eve
 	for {
 		ev, err := p.dec.Next()
 		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				// Garbage or a flood: the worker is not to be trusted
+				// with another byte.
+				p.Kill()
+				return Event{}, err
+			}
+			if ctx.Err() != nil {
+				p.Kill()
+				return Event{}, ctx.Err() // killed after the cancel
+			}
 			return Event{}, p.gone(err)
 		}
 		switch ev.T {
@@ -169,6 +185,7 @@ func (p *Process) await(ctx context.Context, emit func(Event), want string) (Eve
 				emit(ev)
 			}
 		default:
+			p.Kill()
 			return Event{}, fmt.Errorf("worker protocol: %q while waiting for %q", ev.T, want)
 		}
 	}
@@ -178,18 +195,19 @@ func (p *Process) await(ctx context.Context, emit func(Event), want string) (Eve
 // end of what it wrote on stderr.
 func (p *Process) gone(err error) error {
 	select {
-	case <-p.waited:
+	case <-p.child.Done():
 	case <-time.After(2 * time.Second):
+		p.Kill()
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("worker closed its output without exiting")
 		}
 		return fmt.Errorf("worker: %v", err)
 	}
 	msg := "worker exited"
-	if p.err != nil {
-		msg += " (" + p.err.Error() + ")"
+	if err := p.child.Err(); err != nil {
+		msg += " (" + err.Error() + ")"
 	}
-	if s := strings.TrimSpace(p.stderr.String()); s != "" {
+	if s := strings.Join(strings.Fields(p.stderr.String()), " "); s != "" {
 		msg += ": " + s
 	}
 	return errors.New(msg)
@@ -202,10 +220,10 @@ func (p *Process) Close() error {
 		p.enc.Send(Event{T: TClose})
 		p.stdin.Close()
 		select {
-		case <-p.waited:
+		case <-p.child.Done():
 		case <-time.After(killGrace):
 			p.Kill()
-			<-p.waited
+			<-p.child.Done()
 		}
 	})
 	return nil

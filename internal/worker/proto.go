@@ -14,6 +14,10 @@ import (
 // and full histograms is well under this).
 const maxLine = 64 << 20
 
+// helloMax bounds what a worker may write before its hello: the hello
+// itself, a line of a few hundred bytes.
+const helloMax = 64 << 10
+
 // Encoder writes events as JSON lines. It is safe for concurrent use.
 type Encoder struct {
 	mu sync.Mutex
@@ -37,19 +41,63 @@ func (e *Encoder) Send(ev Event) error {
 }
 
 // Decoder reads events from JSON lines.
-type Decoder struct{ sc *bufio.Scanner }
+type Decoder struct {
+	r    *bufio.Reader
+	line []byte
+	// limited says that left bounds the bytes still to be read (blank
+	// lines included) until Lift: a worker's output before its hello.
+	limited bool
+	left    int
+}
 
 // NewDecoder returns a decoder reading r.
-func NewDecoder(r io.Reader) *Decoder {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	return &Decoder{sc}
+func NewDecoder(r io.Reader) *Decoder { return &Decoder{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// Limit bounds what may be read, in all, until Lift.
+func (d *Decoder) Limit(n int) { d.limited, d.left = true, n }
+
+// Lift removes the bound of Limit.
+func (d *Decoder) Lift() { d.limited = false }
+
+// ErrFlood is the error of output past a bound.
+var ErrFlood = errors.New("worker protocol: output past its bound")
+
+// next reads one line (without its newline), at most maxLine bytes and
+// within the budget.
+func (d *Decoder) next() ([]byte, error) {
+	d.line = d.line[:0]
+	for {
+		frag, err := d.r.ReadSlice('\n')
+		d.line = append(d.line, frag...)
+		if d.limited && len(d.line) > d.left {
+			return nil, fmt.Errorf("%w: more than %d KiB before its hello (a worker writes nothing but protocol JSON lines on its standard output)", ErrFlood, helloMax>>10)
+		}
+		if len(d.line) > maxLine {
+			return nil, fmt.Errorf("%w: a line longer than %d MiB", ErrFlood, maxLine>>20)
+		}
+		switch {
+		case err == nil:
+			if d.limited {
+				d.left -= len(d.line)
+			}
+			return d.line[:len(d.line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(d.line) > 0:
+			return d.line, nil
+		default:
+			return nil, err
+		}
+	}
 }
 
 // Next reads the next event; io.EOF at the end of the stream.
 func (d *Decoder) Next() (Event, error) {
-	for d.sc.Scan() {
-		line := d.sc.Bytes()
+	for {
+		line, err := d.next()
+		if err != nil {
+			return Event{}, err
+		}
 		if len(line) == 0 {
 			continue
 		}
@@ -62,10 +110,6 @@ func (d *Decoder) Next() (Event, error) {
 		}
 		return ev, nil
 	}
-	if err := d.sc.Err(); err != nil {
-		return Event{}, err
-	}
-	return Event{}, io.EOF
 }
 
 // Serve is the worker's side of the protocol: it answers hello, sets up

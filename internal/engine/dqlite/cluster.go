@@ -2,6 +2,7 @@ package dqlite
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,10 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/litebench/litebench/internal/engine"
+	"github.com/litebench/litebench/internal/proc"
 	"github.com/litebench/litebench/internal/worker"
 )
 
@@ -53,6 +54,7 @@ type node struct {
 	addr   string
 	dir    string
 	cmd    *exec.Cmd
+	child  *proc.Child
 	in     io.WriteCloser
 	lines  chan Status
 	waited chan struct{}
@@ -156,10 +158,9 @@ func (c *Cluster) startNode(i int) (*node, error) {
 		}
 	}
 	nd.cmd = exec.Command(args[0], args[1:]...)
-	// A process group of its own: the terminal's Ctrl-C reaches
-	// litebench, which stops the nodes in order; the nodes die with
-	// litebench if it is killed.
-	nd.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A process group of its own (package proc): the terminal's Ctrl-C
+	// reaches litebench, which stops the nodes in order; the nodes die
+	// with litebench if it is killed.
 	nd.cmd.Stderr = nd.stderr
 	if nd.in, err = nd.cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -168,7 +169,7 @@ func (c *Cluster) startNode(i int) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := nd.cmd.Start(); err != nil {
+	if nd.child, err = proc.StartChild(nd.cmd); err != nil {
 		return nil, fmt.Errorf("dqlite node %d: %v", i, err)
 	}
 	c.nodes = append(c.nodes, nd)
@@ -183,7 +184,7 @@ func (c *Cluster) startNode(i int) (*node, error) {
 		}
 		close(nd.lines)
 	}()
-	go func() { nd.cmd.Wait(); close(nd.waited) }()
+	go func() { <-nd.child.Done(); close(nd.waited) }()
 	return nd, nil
 }
 
@@ -335,9 +336,7 @@ func (c *Cluster) Kill(ctx context.Context, role string) (string, error) {
 	victim.mu.Lock()
 	victim.killed = true
 	victim.mu.Unlock()
-	if err := victim.cmd.Process.Kill(); err != nil {
-		return "", err
-	}
+	victim.child.Kill()
 	<-victim.waited
 	return victim.addr, nil
 }
@@ -399,7 +398,7 @@ func (c *Cluster) stop() {
 		select {
 		case <-nd.waited:
 		case <-deadline:
-			nd.cmd.Process.Kill()
+			nd.child.Kill()
 			<-nd.waited
 		}
 	}
@@ -437,10 +436,12 @@ func (c *Cluster) query(ctx context.Context, mode, q string) ([]string, error) {
 		return nil, err
 	}
 	args = append(args, mode, c.String(), q)
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd := exec.Command(args[0], args[1:]...)
 	stderr := worker.NewTail(4 << 10)
-	cmd.Stderr = stderr
-	out, err := cmd.Output()
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	err = proc.Run(ctx, cmd)
+	out := stdout.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("dqlite %s: %v: %s", mode, err, strings.TrimSpace(stderr.String()))
 	}
@@ -492,7 +493,7 @@ func (c *Cluster) Nodes() map[string]int {
 	for _, nd := range c.nodes {
 		pid := 0
 		if nd.alive() {
-			pid = nd.cmd.Process.Pid
+			pid = nd.child.Pid()
 		}
 		m[nd.addr] = pid
 	}

@@ -67,14 +67,14 @@ func (l Launch) Start(ctx context.Context, keep bool) (*Running, error) {
 		r.Close()
 		return nil, fmt.Errorf("managed %s server: %w", l.What, err)
 	}
-	if err := Run(ctx, u, l.Init, l.InitArgs(dir, u)...); err != nil {
+	if err := Run(ctx, u, dir, l.Init, l.InitArgs(dir, u)...); err != nil {
 		return fail(err)
 	}
 	port, err := FreePort()
 	if err != nil {
 		return fail(err)
 	}
-	if r.proc, err = Start(u, dir.Log, l.Daemon, l.Args(dir, u, port)...); err != nil {
+	if r.proc, err = Start(u, dir, l.Daemon, l.Args(dir, u, port)...); err != nil {
 		return fail(err)
 	}
 	r.url = l.URL(port)

@@ -14,13 +14,13 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/litebench/litebench/internal/own"
+	"github.com/litebench/litebench/internal/proc"
 )
 
 // Missing is the error of a server program that is not installed: it
@@ -78,10 +78,11 @@ func RunAs() (User, error) {
 
 // Dir is a managed server's directory: a marked litebench directory that
 // the server's user may enter, with Data (the server's, owned by that
-// user) and Log inside.
+// user), Run, Tmp (the server's temp dir, so that the temp files of a
+// server killed with litebench go with the directory) and Log inside.
 type Dir struct {
 	*own.Dir
-	Data, Run, Log string
+	Data, Run, Tmp, Log string
 }
 
 // NewDir makes a server's directory for u.
@@ -90,9 +91,9 @@ func NewDir(u User) (*Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd := &Dir{Dir: d, Data: filepath.Join(d.Path, "data"), Run: filepath.Join(d.Path, "run"), Log: filepath.Join(d.Path, "server.log")}
+	sd := &Dir{Dir: d, Data: filepath.Join(d.Path, "data"), Run: filepath.Join(d.Path, "run"), Tmp: filepath.Join(d.Path, "tmp"), Log: filepath.Join(d.Path, "server.log")}
 	err = os.Chmod(d.Path, 0o711)
-	for _, p := range []string{sd.Data, sd.Run} {
+	for _, p := range []string{sd.Data, sd.Run, sd.Tmp} {
 		if err == nil {
 			err = os.Mkdir(p, 0o700)
 		}
@@ -126,11 +127,13 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Command is a program run as u, in dir, with its output appended to log.
-func Command(u User, log string, name string, args ...string) *exec.Cmd {
+// Command is a program run as u, with d's Tmp as its temp dir and its
+// output appended to log; it is started by package proc, in a process
+// group of its own.
+func Command(u User, d *Dir, log string, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "TMPDIR="+d.Tmp)
 	if u.cred != nil {
 		cmd.Env = append(cmd.Env, "HOME=/", "USER="+u.Name)
 	}
@@ -144,74 +147,37 @@ func Command(u User, log string, name string, args ...string) *exec.Cmd {
 
 // Run runs a set-up program (initdb, mariadb-install-db) to its end; its
 // output goes into the error when it fails.
-func Run(ctx context.Context, u User, name string, args ...string) error {
-	cmd := Command(u, "", name, args...)
+func Run(ctx context.Context, u User, d *Dir, name string, args ...string) error {
+	cmd := Command(u, d, "", name, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	done, err := start(cmd)
-	if err != nil {
-		return err
+	err := proc.Run(ctx, cmd)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%s: %v: %s", filepath.Base(name), err, tail(out.String()))
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("%s: %v: %s", filepath.Base(name), err, tail(out.String()))
-		}
-		return nil
-	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		return ctx.Err()
-	}
-}
-
-// start starts cmd from an OS thread that stays locked until the child
-// has exited (the child's parent-death signal fires when the thread that
-// started it ends), and returns what Wait returns, when it does.
-func start(cmd *exec.Cmd) (<-chan error, error) {
-	errc, waitc := make(chan error, 1), make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		err := cmd.Start()
-		errc <- err
-		if err == nil {
-			waitc <- cmd.Wait()
-		}
-	}()
-	if err := <-errc; err != nil {
-		return nil, err
-	}
-	return waitc, nil
+	return err
 }
 
 // Proc is a running server.
 type Proc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
-	log  string
+	c   *proc.Child
+	log string
 }
 
-// Start starts a server program as u, its output in log.
-func Start(u User, log, name string, args ...string) (*Proc, error) {
-	cmd := Command(u, log, name, args...)
-	waitc, err := start(cmd)
+// Start starts a server program as u, its output in d's log.
+func Start(u User, d *Dir, name string, args ...string) (*Proc, error) {
+	c, err := proc.StartChild(Command(u, d, d.Log, name, args...))
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", filepath.Base(name), err)
 	}
-	p := &Proc{cmd: cmd, done: make(chan struct{}), log: log}
-	go func() {
-		p.err = <-waitc
-		close(p.done)
-	}()
-	return p, nil
+	return &Proc{c: c, log: d.Log}, nil
 }
 
 // Pid is the server's process id.
-func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+func (p *Proc) Pid() int { return p.c.Pid() }
 
 // Exited is closed once the server has exited.
-func (p *Proc) Exited() <-chan struct{} { return p.done }
+func (p *Proc) Exited() <-chan struct{} { return p.c.Done() }
 
 // WaitReady calls ping until it succeeds, the server exits, ctx ends or
 // limit passes.
@@ -226,36 +192,34 @@ func (p *Proc) WaitReady(ctx context.Context, limit time.Duration, ping func(con
 			return nil
 		}
 		select {
-		case <-p.done:
-			return fmt.Errorf("%s exited while starting (%v): %s", filepath.Base(p.cmd.Path), p.err, p.Tail())
+		case <-p.c.Done():
+			return fmt.Errorf("%s exited while starting (%v): %s", filepath.Base(p.c.Cmd.Path), p.c.Err(), p.Tail())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not answer within %s (%v): %s", filepath.Base(p.cmd.Path), limit, last, p.Tail())
+			return fmt.Errorf("%s did not answer within %s (%v): %s", filepath.Base(p.c.Cmd.Path), limit, last, p.Tail())
 		}
 	}
 }
 
 // Stop sends sig to the server and waits for it to exit, killing it (and
-// its process group) after grace.
+// its process group) after grace. Children of the server (PostgreSQL's
+// backends) go with it: its whole group is killed once it has exited.
 func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) error {
 	select {
-	case <-p.done:
+	case <-p.c.Done():
 		return nil
 	default:
 	}
-	p.cmd.Process.Signal(sig)
+	p.c.Signal(sig)
 	select {
-	case <-p.done:
+	case <-p.c.Done():
 	case <-time.After(grace):
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		<-p.done
+		p.c.Kill()
+		<-p.c.Done()
 	}
-	// Children of the server (PostgreSQL's backends) go with it; anything
-	// left in its process group is killed.
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	return nil
 }
 

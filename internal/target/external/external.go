@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/engine/dqlite"
 	"github.com/litebench/litebench/internal/engine/sqlite"
+	"github.com/litebench/litebench/internal/proc"
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/worker"
 )
@@ -80,7 +82,7 @@ func init() {
 			// An installed binary away from a checkout: the workers are
 			// built from the repository's workers/ directory.
 			target.RegisterUnavailable(target.Unavailable{Name: w.Name, Engine: w.engine(), API: "worker protocol", Module: w.Driver,
-				Reason: "its worker is built from a litebench checkout (workers/" + w.Dir + "): run litebench inside one after 'make workers', or set " + EnvRoot + "=CHECKOUT"})
+				Reason: "its worker is built from a litebench checkout (workers/" + w.Dir + "): run the litebench built there after 'make workers', or set " + EnvRoot + "=CHECKOUT"})
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(root, "workers", w.Dir)); err != nil {
@@ -101,36 +103,77 @@ func init() {
 	}
 }
 
-// Root is the repository litebench runs from: $LITEBENCH_ROOT, or the
-// first directory holding workers/ above the working directory or the
-// executable; "" when there is none.
+// Root is the litebench tree whose workers/ this litebench runs, "" when
+// there is none. Only trusted places count, never the working directory
+// (a downloaded repository's workers/ must not run because litebench was
+// started inside it):
+//
+//   - $LITEBENCH_ROOT;
+//   - beside the executable: its directory or the one above (a checkout
+//     built with 'make build', bin/litebench), holding workers/ and go.mod,
+//     or an installed tree, EXE_DIR/../share/litebench holding workers/;
+//   - the checkout this litebench was compiled from (the source directory
+//     the compiler recorded, as 'go run ./cmd/litebench' and 'go test'
+//     leave their binaries in temp directories), holding workers/ and the
+//     go.mod of litebench's module.
 func Root() string {
 	if r := os.Getenv(EnvRoot); r != "" {
 		return r
 	}
-	var starts []string
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
 	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	for _, d := range starts {
-		for {
-			if st, err := os.Stat(filepath.Join(d, "workers")); err == nil && st.IsDir() {
-				if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-					return d
-				}
-			}
-			up := filepath.Dir(d)
-			if up == d {
-				break
-			}
-			d = up
+		if e, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = e
 		}
+		d := filepath.Dir(exe)
+		for _, c := range []string{d, filepath.Dir(d)} {
+			if isDir(filepath.Join(c, "workers")) && isModule(c) {
+				return c
+			}
+		}
+		if c := filepath.Join(filepath.Dir(d), "share", "litebench"); isDir(filepath.Join(c, "workers")) {
+			return c
+		}
+	}
+	return sourceRoot()
+}
+
+// sourceRoot is the checkout this package was compiled from, or "" (a
+// binary built with -trimpath, or whose checkout is gone).
+func sourceRoot() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	// file is CHECKOUT/internal/target/external/external.go. A module
+	// cache's copy (MODULE@VERSION, from 'go install …@version') is
+	// read-only: its workers cannot be built there.
+	c := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(file))))
+	if strings.Contains(filepath.Base(c), "@") {
+		return ""
+	}
+	if isDir(filepath.Join(c, "workers")) && isModule(c) {
+		return c
 	}
 	return ""
 }
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// isModule reports whether dir holds litebench's go.mod.
+func isModule(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(first) == "module "+module
+}
+
+// module is litebench's module path.
+const module = "github.com/litebench/litebench"
 
 type client struct {
 	w    Worker
@@ -224,8 +267,12 @@ func (c *client) Version() (string, error) {
 			return
 		}
 		defer p.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(proc.Context(), 30*time.Second)
 		defer cancel()
+		// A probe has nothing to wind down: a cancel (Ctrl-C) or the
+		// timeout kills the worker at once.
+		stop := context.AfterFunc(ctx, func() { p.Kill() })
+		defer stop()
 		h, err := p.Hello(ctx)
 		if err != nil {
 			c.err = err
