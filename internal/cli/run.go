@@ -603,6 +603,7 @@ func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			var c common
 			c.register(fs)
+			registerProcesses(fs, &c)
 			return parse(fs, args[:1], out, runPage().help(fs))
 		}
 		return usagef("run: name a workload (%s), a workload file (FILE.toml) or scripts (-f FILE.sql)", strings.Join(workload.Names(), ", "))

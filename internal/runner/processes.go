@@ -95,6 +95,7 @@ func runProcesses(ctx context.Context, sp Spec, r *results.Result, head results.
 		psp := sp
 		psp.Label = fmt.Sprintf("%s [process %d]", sp.Label, k)
 		psp.SeriesInterval = 0
+		psp.TTY = false // a line each: the processes' lines would overwrite each other
 		if k > 0 {
 			psp.WALWarn = 0 // one warning for the one WAL
 		}
