@@ -219,3 +219,35 @@ func TestAttachedWriteBesideOwner(t *testing.T) {
 		t.Errorf("%d of the owner's 200 loaded rows", n)
 	}
 }
+
+// Ctrl-C stops every process of a run of several: the command ends as
+// interrupted, and the stored run keeps each process's part.
+func TestProcessesInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store.db")
+	cmd := background(t, nil, "ETA", "mixed", "--processes", "2", "--db", filepath.Join(dir, "i.db"), "--journal", "wal",
+		"--rows", "1000", "--duration", "60s", "--store", store, "--progress", "100ms")
+	if code, _ := interrupt(t, cmd); code != ExitInterrupted {
+		t.Fatalf("exit %d after SIGINT, want %d", code, ExitInterrupted)
+	}
+	o := run(t, context.Background(), "show", "--last", "--store", store, "--format", "json")
+	if o.code != 0 {
+		t.Fatalf("show: %d %s", o.code, o.err)
+	}
+	j := jsonLines(t, o.out)[0]
+	ps, _ := j["processes"].([]any)
+	if j["status"] != "interrupted" || len(ps) != 2 {
+		t.Fatalf("status %v, %d processes", j["status"], len(ps))
+	}
+	var sum float64
+	for _, x := range ps {
+		p := x.(map[string]any)
+		if p["status"] != "interrupted" {
+			t.Errorf("process %v: status %v", p["index"], p["status"])
+		}
+		sum += p["count"].(float64)
+	}
+	if j["count"].(float64) != sum {
+		t.Errorf("count %v, processes' sum %v", j["count"], sum)
+	}
+}
