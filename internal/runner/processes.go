@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -25,6 +26,19 @@ import (
 // base + k×RangeRows up to base + (k+1)×RangeRows, base being --from (or
 // 0, process 0 then starting right after the rows loaded before the run).
 const RangeRows int64 = 1_000_000_000
+
+// labelProcesses labels a run of n processes: its parameters say how
+// many (so that runs of one and of several never compare as one cell) and
+// its placement is the worker processes'.
+func labelProcesses(r *results.Result, n int) {
+	params := make(map[string]string, len(r.Params)+1)
+	for k, v := range r.Params {
+		params[k] = v
+	}
+	params["processes"] = strconv.Itoa(n)
+	r.Params = params
+	r.Placement = worker.ChildProc
+}
 
 // rangeOf is process k's range of rows.
 func rangeOf(base int64, k int) (from, to int64) {

@@ -46,3 +46,17 @@ func TestMergeProcesses(t *testing.T) {
 		t.Errorf("metrics %+v", ms)
 	}
 }
+
+// A run of several processes is labelled so, without changing the
+// workload's own parameters, which its jobs carry.
+func TestLabelProcesses(t *testing.T) {
+	params := map[string]string{"rows": "10"}
+	r := &results.Result{Params: params, Placement: worker.InProcess}
+	labelProcesses(r, 3)
+	if r.Params["processes"] != "3" || r.Params["rows"] != "10" || r.Placement != worker.ChildProc {
+		t.Errorf("params %v, placement %s", r.Params, r.Placement)
+	}
+	if _, ok := params["processes"]; ok {
+		t.Error("the workload's parameters were changed")
+	}
+}

@@ -113,6 +113,9 @@ func Pending(sp Spec) *results.Result {
 		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
 		Notes: append([]string(nil), sp.Notes...),
 	}
+	if sp.Processes > 1 {
+		labelProcesses(r, sp.Processes)
+	}
 	r.Order = labelOrder(r.Params, r.Settings)
 	return r
 }
