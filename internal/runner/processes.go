@@ -101,7 +101,9 @@ func runProcesses(ctx context.Context, sp Spec, r *results.Result, head results.
 			if lock != nil {
 				lock.Share() // set up: processes may attach now
 			}
-			r.EngineVersion, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
+			if setup.EngineVersion != "" {
+				r.EngineVersion, r.Env.SQLiteVersion = setup.EngineVersion, setup.EngineVersion
+			}
 			r.Env.CompileOptions = setup.CompileOptions
 			r.InForce = setup.InForce
 			r.Notes = append(r.Notes, setup.Notes...)
@@ -116,7 +118,7 @@ func runProcesses(ctx context.Context, sp Spec, r *results.Result, head results.
 		p.smp = newSampler(psp, inst, Unit(sp.Workload))
 	}
 	if sp.Attach {
-		r.Notes = append(r.Notes, "attached to "+job.Path+": used as it was, beside the litebench process that owns it (not created, reset or set up); its processes wrote into it")
+		r.Notes = append(r.Notes, "attached to "+job.Path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
 	}
 	from0 := "the rows loaded"
 	if sp.InsertFrom > 0 {
