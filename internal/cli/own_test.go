@@ -288,7 +288,7 @@ func TestTwoProcessesOneDatabase(t *testing.T) {
 	if want := fmt.Sprintf("in use by litebench pid %d", owner.Process.Pid); !strings.Contains(o.err, want) {
 		t.Errorf("refusal %q lacks %q", o.err, want)
 	}
-	refused(t, runWithin(t, "read", "--db", db, "--attach", "--rows", "10", "--no-store", "--progress", "0"), "attached read", db)
+	refused(t, runWithin(t, "write", "--db", db, "--attach", "--rows", "10", "--no-store", "--progress", "0"), "attached write without --from", db)
 	if now, err := os.Stat(db); err != nil || !os.SameFile(fi, now) {
 		t.Fatalf("the owner's database was replaced: %v", err)
 	}

@@ -66,6 +66,11 @@ type common struct {
 	// servers, managed or the user's (engines.go).
 	dsn          []string
 	sweepServers *engine.Servers
+	// processes and from: see registerProcesses (which sets
+	// processFlags on the commands that have them).
+	processes    int
+	from         int64
+	processFlags bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -73,7 +78,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", "", "directory for bench databases (default: a new temp dir, removed afterwards)")
 	fs.StringVar(&c.db, "db", "", "bench database file, optionally with seed-style parameters: 'a.db?_journal=wal&_sync=0'")
 	fs.BoolVar(&c.keep, "keep", false, "keep the bench database files after the run")
-	fs.BoolVar(&c.attach, "attach", false, "scan or paginate --db beside the litebench process that owns it, as it is (not created, reset, set up or removed)")
+	fs.BoolVar(&c.attach, "attach", false, "use --db beside the litebench process that owns it, as it is (never created, reset, set up or removed): scan, paginate and read read it; write and mixed write into it too, inserting from --from")
 	fs.StringVar(&c.store, "store", "litebench.db", "results store: a file, or postgres://… for a store shared by a team (litebench's own schema in that database)")
 	fs.BoolVar(&c.noStore, "no-store", false, "do not save runs in the results store")
 	fs.StringVar(&c.format, "format", "table", "output: table, markdown, csv, json, benchfmt, github-action-benchmark (its customBiggerIsBetter JSON), bencher (Bencher Metric Format)")
@@ -504,6 +509,7 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	c.register(fs)
 	var allowAttach []string
 	registerAllowAttach(fs, &allowAttach)
+	registerProcesses(fs, &c)
 	params := map[string]*string{}
 	for _, p := range spec.Params {
 		if fs.Lookup(p.Name) != nil {
@@ -599,6 +605,9 @@ func validateCells(ctx context.Context, p *plan) error {
 // buildPlan validates everything and expands the sweep; it touches no file.
 func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
 	c.defaults = spec.SettingDefaults
+	if err := c.checkProcesses(); err != nil {
+		return nil, err
+	}
 	m, dbPath, err := c.matrix()
 	if err != nil {
 		return nil, err
@@ -614,6 +623,7 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
+		Processes: c.processes, InsertFrom: c.from,
 		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"),
 		IDs:          sweep.NewIDs(c.sweepID),
 	})
@@ -746,6 +756,7 @@ func cmdRun(ctx context.Context, args []string, out, errw io.Writer) error {
 			var c common
 			c.register(fs)
 			registerAllowAttach(fs, new([]string))
+			registerProcesses(fs, &c)
 			return parse(fs, args[:1], out, runPage().help(fs))
 		}
 		return usagef("run: name a workload (%s), a workload file (FILE.toml) or scripts (-f FILE.sql)", strings.Join(workload.Names(), ", "))

@@ -279,14 +279,25 @@ func ReadDatabase(path string) (*Database, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	var db *Database
+	for try := 1; ; try++ {
+		var st os.FileInfo
+		if st, err = f.Stat(); err != nil {
+			return nil, err
+		}
+		if st.Size() == 0 {
+			return nil, notOurs(path, "is an empty file, not a SQLite database", "name a SQLite database")
+		}
+		db, err = readDatabase(path, f, st.Size())
+		// A process writing the database in WAL mode may checkpoint and
+		// restart the WAL while it is read: read again.
+		if err == nil || try == 5 || !errors.Is(err, errMalformed) {
+			break
+		}
+		if w, _ := lstat(path + "-wal"); w == nil {
+			break
+		}
 	}
-	if st.Size() == 0 {
-		return nil, notOurs(path, "is an empty file, not a SQLite database", "name a SQLite database")
-	}
-	db, err := readDatabase(path, f, st.Size())
 	if errors.Is(err, errNotSQLite) {
 		return nil, notOurs(path, "is not a SQLite database", fixNew)
 	}

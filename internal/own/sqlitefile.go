@@ -47,6 +47,7 @@ type view struct {
 	usable   int
 	wal      *os.File
 	walPage  map[uint32]int64 // page number → offset of its newest committed copy in the WAL
+	salt     [8]byte          // the WAL header's salts, which each of its frames repeats
 	frames   int
 	enc      uint32
 }
@@ -98,13 +99,24 @@ func readDatabase(path string, f *os.File, size int64) (db *Database, err error)
 
 var errNotSQLite = errors.New("not a SQLite database")
 
+// errChanged is a WAL frame overwritten while the file was read: another
+// process is writing the database.
+var errChanged = errors.New("the WAL changed while it was read")
+
 // page returns page n as last committed.
 func (v *view) page(n uint32) ([]byte, error) {
 	b := make([]byte, v.pageSize)
 	if off, ok := v.walPage[n]; ok {
-		if _, err := v.wal.ReadAt(b, off); err != nil {
+		// The frame with its header: a process writing the database may
+		// have restarted the WAL over it since it was indexed.
+		fr := make([]byte, 24+v.pageSize)
+		if _, err := v.wal.ReadAt(fr, off-24); err != nil {
 			return nil, fmt.Errorf("%w: WAL frame of page %d: %v", errMalformed, n, err)
 		}
+		if binary.BigEndian.Uint32(fr[0:4]) != n || !bytes.Equal(fr[8:16], v.salt[:]) {
+			return nil, fmt.Errorf("%w: %w", errMalformed, errChanged)
+		}
+		copy(b, fr[24:])
 		return b, nil
 	}
 	off := int64(n-1) * int64(v.pageSize)
@@ -142,6 +154,7 @@ func (v *view) readWAL(w *os.File) error {
 		return fmt.Errorf("%w: the -wal's page size differs from the database's", errMalformed)
 	}
 	v.wal, v.walPage = w, map[uint32]int64{}
+	copy(v.salt[:], hdr[16:24])
 	pending := map[uint32]int64{}
 	frame := make([]byte, 24+v.pageSize)
 	for off := int64(32); off+int64(len(frame)) <= st.Size(); off += int64(len(frame)) {

@@ -98,6 +98,13 @@ type Request struct {
 	// Attach uses DBPath as it is, beside the litebench process that owns
 	// it (only workloads that reuse data may).
 	Attach bool
+	// Processes, above 1, runs each cell in that many worker processes on
+	// one database, each inserting in its own range of rows (read, write,
+	// mixed and workload files whose writes are table operations).
+	Processes int
+	// InsertFrom is the first row the runs' inserts write (0: right after
+	// the rows loaded): an attached run's range, away from its owner's.
+	InsertFrom int64
 	// CPUs and Memory are the limits the runs are confined to (0 and ""
 	// for none); each cell's command repeats them.
 	CPUs   int
@@ -228,14 +235,15 @@ func Build(req Request) (*Plan, error) {
 					p.Cells = append(p.Cells, Cell{Params: pp, Spec: runner.Spec{
 						RunID: ids.Next(), SweepID: ids.Sweep(),
 						Workload: w, Target: t, Settings: s, DBPath: req.DBPath, Keep: req.Keep, Attach: req.Attach,
+						Processes: req.Processes, InsertFrom: req.InsertFrom,
 						Label: label, Command: cellCommand(spec, t, pp, s, req), Repeat: rp, Notes: notes,
 					}})
 				}
 			}
 		}
 	}
-	if _, reuse := p.Cells[0].Workload.(runner.Reuser); req.Attach && !reuse {
-		return nil, inputf("--attach: %s sets up its own tables, which would reset %s; attach scan or paginate, which read what is there", spec.Name, req.DBPath)
+	if err := checkProcesses(req, p.Cells); err != nil {
+		return nil, err
 	}
 	if repeat > 1 && req.DBPath != "" {
 		// A named database would be reused by the next repetition.
@@ -518,6 +526,12 @@ func cellCommand(spec *workload.Spec, t target.Target, pp map[string]string, s s
 	}
 	if req.Attach {
 		parts = append(parts, "--attach")
+	}
+	if req.Processes > 1 {
+		parts = append(parts, "--processes", strconv.Itoa(req.Processes))
+	}
+	if req.InsertFrom > 0 {
+		parts = append(parts, "--from", strconv.FormatInt(req.InsertFrom, 10))
 	}
 	if req.CPUs > 0 {
 		parts = append(parts, "--cpus", strconv.Itoa(req.CPUs))

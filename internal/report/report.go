@@ -573,6 +573,9 @@ func MaxWAL(r *results.Result) string {
 	for _, p := range r.Series {
 		m = max(m, p.WALBytes)
 	}
+	for _, p := range r.Processes {
+		m = max(m, p.WALMax)
+	}
 	if v, ok := r.Metric(results.WALSize); ok {
 		m = max(m, int64(v))
 	}
@@ -656,6 +659,11 @@ func Write(w io.Writer, rs []*results.Result, format string) error {
 	}
 	if err := sum.Render(w, format); err != nil {
 		return err
+	}
+	if t := Processes(rs); t != nil {
+		if err := t.Render(w, format); err != nil {
+			return err
+		}
 	}
 	multi := false
 	for _, r := range rs {

@@ -231,6 +231,9 @@ type Result struct {
 	Series        []Point  `json:"series,omitempty"`
 	Env           Env      `json:"env"`
 	Command       string   `json:"command,omitempty"`
+	// Processes are the parts of a run of several worker processes on
+	// one database (--processes), one each; empty for a run of one.
+	Processes []Process `json:"processes,omitempty"`
 	// Audit is set on the results of a durability audit (one per cell and
 	// fault).
 	Audit *Audit `json:"audit,omitempty"`

@@ -38,6 +38,14 @@ type Spec struct {
 	// Attach uses DBPath as it is, beside the litebench process that owns
 	// it: the run neither creates, resets, sets up nor removes it.
 	Attach bool
+	// Processes, above 1, runs the job in that many worker processes on
+	// the one database at once, each inserting rows in its own range
+	// (RangeRows); the result holds each one's figures and their sum.
+	Processes int
+	// InsertFrom is the first row the run's inserts write (0: right after
+	// the rows loaded before the run): the range of an attached run, away
+	// from the rows its owner inserts.
+	InsertFrom int64
 	// Repeat numbers repetitions of one cell (0 or 1 for a single run).
 	Repeat int
 	// Name is the run's label in results (Label without progress counters).
@@ -109,6 +117,9 @@ func Pending(sp Spec) *results.Result {
 		Settings: sp.Settings.Map(), Params: sp.Workload.Params(),
 		Status: results.StatusRunning, StartedAt: time.Now().UTC(), Command: sp.Command,
 		Notes: append([]string(nil), sp.Notes...),
+	}
+	if sp.Processes > 1 {
+		labelProcesses(r, sp.Processes)
 	}
 	r.Order = labelOrder(r.Params, r.Settings)
 	return r
@@ -199,6 +210,10 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	if d, ok := sp.Workload.(workload.Defined); ok {
 		job.Spec = d.Definition()
 	}
+	if sp.Processes > 1 {
+		return runProcesses(ctx, sp, r, head, inst, lock, job, fail)
+	}
+	job.InsertFrom = sp.InsertFrom
 	placement := sp.Settings.Get("placement")
 	var w worker.Worker
 	var setup worker.Event
@@ -223,7 +238,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 				var h worker.Event
 				if h, err = w.Hello(ctx); err == nil {
 					if err = worker.CheckProgram(sp.Target.Name(), job, h.Caps); err == nil {
-						setup, err = w.Setup(ctx, job)
+						if err = worker.CheckInsertRange(sp.Target.Name(), job, h.Caps); err == nil {
+							setup, err = w.Setup(ctx, job)
+						}
 					}
 				}
 			}
@@ -261,6 +278,9 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 	}
 	if sp.Attach {
 		r.Notes = append(r.Notes, "attached to "+path+": used as it was, beside the litebench process that owns it (not created, reset or set up)")
+		if sp.InsertFrom > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("writes into %s beside its owner: inserts from row %d on", path, sp.InsertFrom))
+		}
 	}
 	r.Env.CompileOptions = setup.CompileOptions
 	r.InForce = setup.InForce

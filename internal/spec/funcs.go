@@ -543,7 +543,7 @@ func nextKey(x *ectx, dist string, z *gen.Zipf, n int64) int64 {
 
 func fnKey(x *ectx, n *callNode) (value, error) {
 	t := n.table
-	i := nextKey(x, n.dist, n.zipf, t.claims.visible.Load())
+	i := t.at(nextKey(x, n.dist, n.zipf, t.claims.visible.Load()))
 	return t.keyValue(x, n.buf, i), nil
 }
 

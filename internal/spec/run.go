@@ -184,6 +184,9 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 	stmtCtx := context.WithoutCancel(ctx)
 	for _, t := range w.tables {
 		t.claims = newClaims(t.rows, w.executors)
+		if err := t.setRange(env.InsertFrom, env.InsertTo); err != nil {
+			return err
+		}
 	}
 	closeAll, err := w.prepare(stmtCtx, sess)
 	if err != nil {
@@ -226,6 +229,9 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 		if cerr := sess.DB().Query(context.WithoutCancel(ctx), "SELECT count(*) FROM "+t.schema.Table, nil, func(r target.Row) error { return r.Scan(&n) }); cerr == nil {
 			env.Figure(w.figure("table_rows_after", t), units.Rows, units.None, float64(n))
 		}
+	}
+	if env.InsertFrom > 0 || env.InsertTo > 0 {
+		w.rangeFigures(context.WithoutCancel(ctx), env)
 	}
 	if err != nil || ctx.Err() != nil {
 		return err

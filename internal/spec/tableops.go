@@ -218,7 +218,7 @@ func (e *executor) tableStep(st *stepRun) (int, error) {
 func (e *executor) tableRead(s *topState) error {
 	op := s.op
 	sc := op.t.schema
-	i := nextKey(&e.x, op.dist, op.zipf, op.t.claims.visible.Load())
+	i := op.t.at(nextKey(&e.x, op.dist, op.zipf, op.t.claims.visible.Load()))
 	if s.kr != nil {
 		key := op.keyInt(i)
 		found, err := s.kr.ReadKey(e.ctx, key, s.dest)
@@ -258,7 +258,10 @@ func (e *executor) tableWrite(s *topState) (int, error) {
 		first := c.claim(e.slot, len(idx))
 		defer c.release(e.slot)
 		for k := range idx {
-			idx[k] = first + int64(k)
+			idx[k] = op.t.at(first + int64(k))
+		}
+		if t := op.t; t.to != 0 && idx[len(idx)-1] >= t.to {
+			return 0, fmt.Errorf("%w: %s inserts rows %d to %d; this process's range ends at row %d", errRange, t.schema.Table, t.from, t.to-1, t.to)
 		}
 	} else {
 		span := c.visible.Load()
@@ -266,7 +269,7 @@ func (e *executor) tableWrite(s *topState) (int, error) {
 			span += span / 10 // some upserts insert
 		}
 		for k := range idx {
-			idx[k] = nextKey(&e.x, op.dist, op.zipf, span)
+			idx[k] = op.t.at(nextKey(&e.x, op.dist, op.zipf, span))
 		}
 	}
 	for retries := 0; ; retries++ {

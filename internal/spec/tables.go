@@ -20,7 +20,11 @@ type tableRun struct {
 	rowsT  *tmpl // what says so
 	seed   uint64
 	claims *claims
-	zipfs  map[float64]*gen.Zipf
+	// from is the first row index this process's inserts write, and to
+	// the end of its range (0: none): rows past the loaded ones are
+	// numbered from rows in claims and written from from (see at).
+	from, to int64
+	zipfs    map[float64]*gen.Zipf
 	// create is the table's own DDL (the file's create), else the
 	// dialect's rendering of schema.DDL.
 	create []string
@@ -36,6 +40,37 @@ func (t *tableRun) zipf(theta float64) *gen.Zipf {
 	t.zipfs[theta] = z
 	return z
 }
+
+// at is the row index of row i as claims number rows: the loaded rows
+// are themselves, the rows inserted after them start at from (none set:
+// right after the loaded rows). It is i
+// itself unless the run was given a range of its own (several processes
+// on one database, or an attached one).
+func (t *tableRun) at(i int64) int64 {
+	if i < t.rows || t.from == 0 {
+		return i
+	}
+	return t.from + (i - t.rows)
+}
+
+// setRange gives the table's inserts the rows from from (0: after the
+// loaded rows) up to to (0: no end).
+func (t *tableRun) setRange(from, to int64) error {
+	if from == 0 {
+		from = t.rows
+	}
+	if from < t.rows {
+		return fmt.Errorf("inserts from row %d: below the %d rows of %s loaded before the run; start the range at %d or above", from, t.rows, t.schema.Table, t.rows)
+	}
+	if to != 0 && to <= from {
+		return fmt.Errorf("inserts from row %d to %d: an empty range", from, to)
+	}
+	t.from, t.to = from, to
+	return nil
+}
+
+// errRange is an insert past the end of the run's range of rows.
+var errRange = errors.New("range of rows used up")
 
 // keyValue is row i's key, into the executor's buffer buf for a text key.
 func (t *tableRun) keyValue(x *ectx, buf int, i int64) value {

@@ -38,7 +38,7 @@ func NewLocal() *Local { return &Local{} }
 // Caps are what the Go worker can do. It runs workload files (CapProgram)
 // from the job's definition (Spec), the source their program is compiled
 // from, with the interpreter that is the programs' reference.
-var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", CapProgram}
+var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", CapProgram, CapInsertRange}
 
 // Hello describes the worker.
 func (l *Local) Hello(context.Context) (Event, error) {
@@ -159,7 +159,7 @@ func (l *Local) SetupWith(ctx context.Context, j *Job, wl workload.Workload, tgt
 		return Event{}, fmt.Errorf("open %s with %s: %w", inst, tgt.Name(), err)
 	}
 	l.job, l.wl, l.tgt, l.sess = j, wl, tgt, sess
-	l.env = &workload.Env{Session: sess, Instance: inst, Settings: s, Attached: j.Attach}
+	l.env = &workload.Env{Session: sess, Instance: inst, Settings: s, Attached: j.Attach, InsertFrom: j.InsertFrom, InsertTo: j.InsertTo}
 	db := target.SQL(sess.DB())
 	if !j.Attach {
 		if err := inst.Stamp(ctx, db); err != nil {
@@ -329,19 +329,21 @@ func ToOps(ms []metrics.Op) []results.Op {
 	out := make([]results.Op, 0, len(ms))
 	for _, m := range ms {
 		o := results.Op{Name: m.Name, Count: m.Count, Retries: m.Retries, Late: m.Late, Overrun: m.Overrun,
-			Service: latency(metrics.Summarise(m.Service)), Hist: histcodec.Encode(m.Service)}
+			Service: Latency(metrics.Summarise(m.Service)), Hist: histcodec.Encode(m.Service)}
 		if len(m.Errors) > 0 {
 			o.Errors = m.Errors
 		}
 		if m.Response != nil {
-			o.Response = latency(metrics.Summarise(m.Response))
+			o.Response = Latency(metrics.Summarise(m.Response))
 			o.RespHist = histcodec.Encode(m.Response)
 		}
 		out = append(out, o)
 	}
 	return out
 }
-func latency(d metrics.Dist) results.Latency {
+
+// Latency is a distribution as a result's op holds it.
+func Latency(d metrics.Dist) results.Latency {
 	l := results.Latency{"count": float64(d.Count), "min": d.Min, "mean": d.Mean, "max": d.Max}
 	for k, v := range d.P {
 		l[k] = v

@@ -16,6 +16,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -60,6 +61,13 @@ type Job struct {
 	// Attach uses the database as it is, beside the litebench process that
 	// owns it: neither stamped, reset nor set up.
 	Attach bool `json:"attach,omitempty"`
+	// InsertFrom and InsertTo are the rows this worker's inserts write:
+	// from row InsertFrom (0: right after the rows loaded before the run)
+	// up to InsertTo (0: no end), a range of its own beside other
+	// processes writing the same database. Only workers with the
+	// "insert_range" capability take them.
+	InsertFrom int64 `json:"insert_from,omitempty"`
+	InsertTo   int64 `json:"insert_to,omitempty"`
 	// Digest asks for a content digest of the database after set-up and
 	// at the end (type-tagged rows in key order; see the protocol doc).
 	Digest bool `json:"digest,omitempty"`
@@ -71,6 +79,19 @@ type Job struct {
 
 // CapProgram is the capability of a worker that runs workload programs.
 const CapProgram = spec.CapProgram
+
+// CapInsertRange is the capability of a worker that takes a job's range
+// of rows for its inserts (InsertFrom, InsertTo).
+const CapInsertRange = "insert_range"
+
+// CheckInsertRange refuses a job with a range of rows for a worker (of
+// the named target) that would not keep to it.
+func CheckInsertRange(target string, j *Job, caps []string) error {
+	if j.InsertFrom == 0 && j.InsertTo == 0 || slices.Contains(caps, CapInsertRange) {
+		return nil
+	}
+	return fmt.Errorf("%s: its worker cannot keep its inserts to a range of rows (--processes, --from); use a Go target such as mattn", target)
+}
 
 // Programmed is a workload that compiles to a program for a dialect.
 type Programmed interface {

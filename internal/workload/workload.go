@@ -68,7 +68,12 @@ type Env struct {
 	// Attached: the database belongs to another litebench process, which
 	// may be writing it; Setup was not run and the data is what it is.
 	Attached bool
-	mu       sync.Mutex
+	// InsertFrom and InsertTo are the row indexes the run's inserts use,
+	// from InsertFrom (0: right after the rows loaded before the run) up
+	// to InsertTo (0: no end): a range of its own beside other processes
+	// writing the same tables.
+	InsertFrom, InsertTo int64
+	mu                   sync.Mutex
 }
 
 // Figure is one workload-specific figure of a run, in a unit of package
