@@ -171,7 +171,7 @@ func cmdShow(ctx context.Context, args []string, out, errw io.Writer) error {
 
 SYNOPSIS
     litebench show [--format F] [--store FILE] RUN_OR_SWEEP_ID... | --last
-    litebench show --format hgrm [--op NAME] RUN_ID
+    litebench show --format hgrm|hlog [--op NAME] RUN_ID
 
 DESCRIPTION
     Prints runs (by run id, a unique prefix of one, or a sweep id) in any
@@ -187,26 +187,28 @@ DESCRIPTION
     run's latency histogram of one op (--op; by default the op the run's
     tables show) as HdrHistogram's percentile distribution, wrk2's --latency
     layout that the HdrHistogram plotter reads, in milliseconds: response
-    time under a target rate, service time otherwise. HdrHistogram's
-    interval log (hlog) is not offered: results keep each interval's
-    rates and p99, not its histogram.
+    time under a target rate, service time otherwise. hlog writes one
+    op's interval histograms as HdrHistogram's interval log (format 1.3,
+    for HistogramLogReader and HdrHistogram's tools) from a run made with
+    --series-histograms, which keeps each interval's histogram in the
+    time series.
 `, examples: []string{"litebench show --last", "litebench show 3f2a --format benchfmt",
 		"litebench show --last --format bencher > bmf.json", "litebench show 3f2a --format hgrm --op read > read.hgrm"},
 		seeAlso: []string{"runs", "compare", "report", "export"}}
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	storePath := fs.String("store", "litebench.db", "results store file")
-	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt, github-action-benchmark, bencher, hgrm")
+	format := fs.String("format", "table", "table, markdown, csv, json, benchfmt, github-action-benchmark, bencher, hgrm, hlog")
 	last := fs.Bool("last", false, "show the newest sweep")
-	op := fs.String("op", "", "with --format hgrm: the op whose latency to write")
+	op := fs.String("op", "", "with --format hgrm or hlog: the op whose latency to write")
 	if err := parse(fs, args, out, page.help(fs)); err != nil {
 		return err
 	}
-	if *format != "hgrm" {
+	if *format != "hgrm" && *format != "hlog" {
 		if err := report.CheckFormat(*format); err != nil {
-			return usageError{fmt.Sprintf("%v, hgrm", err)}
+			return usageError{fmt.Sprintf("%v, hgrm, hlog", err)}
 		}
 		if *op != "" {
-			return usagef("show: --op goes with --format hgrm")
+			return usagef("show: --op goes with --format hgrm or hlog")
 		}
 	}
 	if fs.NArg() == 0 && !*last {
@@ -230,11 +232,15 @@ DESCRIPTION
 		}
 		rs = append(rs, got...)
 	}
-	if *format == "hgrm" {
+	if *format == "hgrm" || *format == "hlog" {
 		if len(rs) != 1 {
-			return usagef("show --format hgrm: name one run (%d given); 'litebench runs' lists their ids", len(rs))
+			return usagef("show --format %s: name one run (%d given); 'litebench runs' lists their ids", *format, len(rs))
 		}
-		if err := report.WriteHgrm(out, rs[0], *op); err != nil {
+		write := report.WriteHgrm
+		if *format == "hlog" {
+			write = report.WriteHlog
+		}
+		if err := write(out, rs[0], *op); err != nil {
 			return usageError{err.Error()}
 		}
 		return nil

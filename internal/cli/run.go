@@ -43,6 +43,8 @@ type common struct {
 	quiet    bool
 	series   time.Duration
 	walWarn  string
+	// seriesHists is --series-histograms.
+	seriesHists bool
 	// metricsAddr is --metrics-addr: where live metrics are served.
 	metricsAddr string
 	// shard (K/N) and sweepID: --shard and --sweep-id.
@@ -85,6 +87,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress interval on stderr (0 = none)")
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress: no line as runs start, end or go on (notes and failures are still printed)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
+	fs.BoolVar(&c.seriesHists, "series-histograms", false, "keep every interval's latency histograms in the time series, for 'show --format hlog' (HdrHistogram's interval log); larger results")
 	fs.StringVar(&c.walWarn, "wal-warn", "64MiB", "warn when the WAL passes this size (0 = never)")
 	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
@@ -360,7 +363,7 @@ func (p *plan) executor(out, errw io.Writer) sweep.Executor {
 			if p.c.progress > 0 && !p.c.quiet {
 				sp.Progress, sp.Interval, sp.TTY = errw, p.c.progress, isTTY(errw)
 			}
-			sp.SeriesInterval = p.c.series
+			sp.SeriesInterval, sp.SeriesHists = p.c.series, p.c.seriesHists
 			sp.WALWarn = walWarn
 			if !p.c.quiet {
 				fmt.Fprintf(errw, "%s ...\n", sp.Label)

@@ -130,3 +130,72 @@ func TestShowHgrmParsesBack(t *testing.T) {
 		t.Errorf("github-action-benchmark: %v %+v", err, gab)
 	}
 }
+
+// show --format hlog writes the interval log of a run made with
+// --series-histograms: every line's histogram decodes, the intervals
+// follow one another, and their counts add up to the op's.
+func TestShowHlog(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	if o := run(t, context.Background(), "read", "--rows", "1000", "--duration", "2500ms", "--series", "500ms", "--series-histograms",
+		"--store", st, "--dir", dir, "--progress", "0"); o.code != 0 {
+		t.Fatalf("read: %s", o.err)
+	}
+	s, err := store.OpenReadOnly(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.LastSweep()
+	s.Close()
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("last sweep: %v", err)
+	}
+	r := rs[0]
+	o := run(t, context.Background(), "show", "--store", st, "--format", "hlog", r.RunID)
+	if o.code != 0 {
+		t.Fatalf("show hlog: exit %d %s", o.code, o.err)
+	}
+	if !strings.HasPrefix(o.out, "#[Histogram log format version 1.3]\n#[StartTime: ") ||
+		!strings.Contains(o.out, "\n\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n") {
+		t.Fatalf("not HdrHistogram's log header:\n%.300s", o.out)
+	}
+	var total int64
+	next, lines := 0.0, 0
+	for _, l := range strings.Split(strings.TrimSpace(o.out), "\n") {
+		if strings.HasPrefix(l, "#") || strings.HasPrefix(l, "\"") {
+			continue
+		}
+		f := strings.Split(l, ",")
+		if len(f) != 4 {
+			t.Fatalf("line %q", l)
+		}
+		at, _ := strconv.ParseFloat(f[0], 64)
+		span, _ := strconv.ParseFloat(f[1], 64)
+		max, _ := strconv.ParseFloat(f[2], 64)
+		if d := at - next; d > 0.002 || d < -0.002 || span <= 0 {
+			t.Errorf("line %q does not follow the interval before (%.3f)", l, next)
+		}
+		next = at + span
+		h, err := histcodec.Decode(f[3])
+		if err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if d := max - float64(h.Max())/1e6; d > 0.001 || d < -0.001 {
+			t.Errorf("line %q: max %v, the histogram's %v ms", l, max, float64(h.Max())/1e6)
+		}
+		total += h.TotalCount()
+		lines++
+	}
+	op := r.Op("read")
+	if lines < 4 || op == nil || total != op.Count {
+		t.Errorf("%d intervals holding %d reads; the run counted %v", lines, total, op)
+	}
+	// Without --series-histograms there is nothing to write: one line.
+	if o := run(t, context.Background(), "read", "--rows", "100", "--count", "100", "--store", st, "--dir", dir, "--progress", "0"); o.code != 0 {
+		t.Fatal(o.err)
+	}
+	o = run(t, context.Background(), "show", "--store", st, "--format", "hlog", "--last")
+	if o.code != ExitUsage || !strings.Contains(o.err, "--series-histograms") {
+		t.Errorf("hlog of a run without interval histograms: exit %d %q", o.code, o.err)
+	}
+}

@@ -183,3 +183,54 @@ func WriteHgrm(w io.Writer, r *results.Result, op string) error {
 		h.Mean()/scale, h.StdDev()/scale, float64(h.Max())/scale, h.TotalCount(), footer)
 	return err
 }
+
+// WriteHlog writes one op's interval histograms of one run (kept with
+// --series-histograms) as HdrHistogram's interval log, format 1.3: a
+// line per interval with its start and length in seconds from the
+// measured start, its largest value in milliseconds and the histogram in
+// HdrHistogram's compressed encoding, which HistogramLogReader and the
+// HdrHistogram tools read. An empty op is the run's main op.
+func WriteHlog(w io.Writer, r *results.Result, op string) error {
+	if op == "" {
+		if m := MainOp(r); m != nil {
+			op = m.Name
+		}
+	}
+	kept, found := false, false
+	for _, p := range r.Series {
+		if len(p.Hists) > 0 {
+			kept = true
+		}
+		if _, ok := p.Hists[op]; ok {
+			found = true
+		}
+	}
+	switch {
+	case !kept:
+		return fmt.Errorf("run %s kept no interval histograms: run it with --series-histograms", r.RunID)
+	case !found:
+		return fmt.Errorf("--op %q: run %s has no interval histograms of that op", op, r.RunID)
+	}
+	start := float64(r.StartedAt.UnixNano()) / 1e9
+	fmt.Fprintf(w, "#[Histogram log format version 1.3]\n#[StartTime: %.3f (seconds since epoch), %s]\n#[BaseTime: %.3f (seconds since epoch)]\n",
+		start, r.StartedAt.UTC().Format("Mon Jan 02 15:04:05 UTC 2006"), start)
+	fmt.Fprintln(w, `"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"`)
+	prev := 0.0
+	for _, p := range r.Series {
+		enc, ok := p.Hists[op]
+		span := p.T - prev
+		at := prev
+		prev = p.T
+		if !ok {
+			continue
+		}
+		h, err := histcodec.Decode(enc)
+		if err != nil {
+			return fmt.Errorf("run %s, interval at %.3fs: %v", r.RunID, p.T, err)
+		}
+		if _, err := fmt.Fprintf(w, "%.3f,%.3f,%.3f,%s\n", at, span, float64(h.Max())/1e6, enc); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -156,6 +156,10 @@ type Point struct {
 	// checkpoint completes and the WAL restarts.
 	WALSeq int64            `json:"wal_checkpoint_seq,omitempty"`
 	Errors map[string]int64 `json:"errors,omitempty"`
+	// Hists are the interval's service-time histograms per op (package
+	// histcodec's encoding), kept when the run was asked to
+	// (--series-histograms): what HdrHistogram's interval log holds.
+	Hists map[string]string `json:"hists,omitempty"`
 	// Warning is what the run warned of at this sample (the WAL passing
 	// its warning size), for reports to mark where it happened.
 	Warning string `json:"warning,omitempty"`

@@ -63,6 +63,8 @@ type Spec struct {
 	TTY      bool
 	// SeriesInterval is the time-series sampling period (0 = none).
 	SeriesInterval time.Duration
+	// SeriesHists keeps each interval's histograms in the series.
+	SeriesHists bool
 	// WALWarn prints a warning once the WAL passes this many bytes (0 =
 	// never).
 	WALWarn int64

@@ -96,6 +96,12 @@ func (s *sampler) interval(ev worker.Event) {
 		if h, err := histcodec.Decode(o.Hist); err == nil && h.TotalCount() > 0 {
 			p.P99us[o.Name] = units.Round3(float64(h.ValueAtQuantile(99)) / 1e3)
 		}
+		if s.sp.SeriesHists && o.Hist != "" {
+			if p.Hists == nil {
+				p.Hists = map[string]string{}
+			}
+			p.Hists[o.Name] = o.Hist
+		}
 		if o.Errors > 0 {
 			if p.Errors == nil {
 				p.Errors = map[string]int64{}
