@@ -147,6 +147,9 @@ func Build(req Request) (*Plan, error) {
 		return nil, err
 	}
 	repeat := max(req.Repeat, 1)
+	if err := checkSize(repeat, len(req.Targets), len(points), m.Size()); err != nil {
+		return nil, err
+	}
 	p := &Plan{SweepID: ids.Sweep()}
 	for rep := 1; rep <= repeat; rep++ {
 		for _, asked := range req.Targets {
@@ -226,6 +229,30 @@ func Build(req Request) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// MaxRuns is the most runs one sweep plans. A plan is built whole before
+// anything runs (every cell holds its own workload), and at a second a run
+// 10000 runs already take hours: past it, a sweep is better split.
+const MaxRuns = 10000
+
+// checkSize refuses a plan of more than MaxRuns runs before any is built:
+// repeat × targets × parameter points × settings points (an upper bound:
+// cells an engine does not tell apart are merged later).
+func checkSize(repeat, targets, params, settings int) error {
+	cells := 1
+	for _, n := range []int{targets, params, settings} {
+		if cells = cells * max(n, 1); cells > MaxRuns {
+			break
+		}
+	}
+	if cells <= MaxRuns && repeat <= MaxRuns/cells {
+		return nil
+	}
+	if cells > MaxRuns {
+		return inputf("the sweep has %d targets × %d parameter values × %d settings, more than the limit of %d runs per sweep; give fewer values or split it", targets, params, settings, MaxRuns)
+	}
+	return inputf("--repeat %d: %d cell(s) × %d is more than the limit of %d runs per sweep; use --repeat %d or less", repeat, cells, repeat, MaxRuns, MaxRuns/cells)
 }
 
 // insertsRows reports whether w inserts a table's rows, where --batch and
