@@ -73,9 +73,9 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress: no line as runs start, end or go on (notes and failures are still printed)")
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
 	fs.StringVar(&c.walWarn, "wal-warn", "64MiB", "warn when the WAL passes this size (0 = never)")
-	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
+	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells (at most 10000 runs in all); tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
-	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB; a run that needs more ends as failed (refused where cgroups are not writable)")
+	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB, at most the physical memory; a run that needs more ends as failed (refused where cgroups are not writable)")
 	fs.Var(dsnList{&c.dsn}, "dsn", dsnUsage)
 	c.settings = registerSettings(fs)
 }
@@ -170,6 +170,8 @@ func (c *common) checkPaths(dbPath string) error {
 	if c.memory != "" {
 		if n, err := settings.ParseSize(c.memory); err != nil || n < 16<<20 {
 			return usagef("--memory %q: want a size of at least 16MiB, such as 512MiB or 1GiB", c.memory)
+		} else if err := checkMemoryFlag(c.memory, n); err != nil {
+			return err
 		}
 	}
 	if _, err := settings.ParseSize(c.walWarn); err != nil {
@@ -529,6 +531,9 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	}
 	for _, cell := range pl.Cells {
 		if err := c.checkDemand(cell.Workload, cell.Settings); err != nil {
+			return nil, err
+		}
+		if err := c.checkDisk(cell.Workload, cell.Settings, cell.Target.Engine().Name(), dbPath); err != nil {
 			return nil, err
 		}
 	}
