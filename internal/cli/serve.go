@@ -214,7 +214,7 @@ DESCRIPTION
 		// is an idle or stalled client.
 		hs.Shutdown(300 * time.Millisecond)
 		fmt.Fprintln(errw, "stopped")
-		return nil
+		return stoppedError("interrupted; the server stopped")
 	case err := <-errc:
 		return err
 	}
