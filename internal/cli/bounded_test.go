@@ -229,3 +229,32 @@ func TestPragmaPoolOne(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C stops a 3-node dqlite run within the bound whenever it comes:
+// while the cluster forms (a node then waited out its 10 s grace), while
+// it loads, while it runs. Nothing of the cluster is left.
+func TestInterruptDqliteCluster(t *testing.T) {
+	needDqlite(t)
+	dir := t.TempDir()
+	for i, delay := range []time.Duration{100 * time.Millisecond, 600 * time.Millisecond, 3 * time.Second} {
+		store := filepath.Join(dir, "s.db")
+		// In this directory, inside the checkout, so that the worker is found.
+		cmd := exec.Command(os.Args[0], "mixed", "--target", "dqlite", "--nodes", "3", "--rows", "500", "--duration", "60s",
+			"--dir", dir, "--store", store, "--progress", "0")
+		cmd.Env = append(os.Environ(), envTestMain+"=1")
+		errw := &watchWriter{}
+		cmd.Stdout, cmd.Stderr = errw, errw
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitMark(t, cmd, errw, "mixed dqlite ...")
+		time.Sleep(delay)
+		code, took := interrupt(t, cmd)
+		t.Logf("trial %d (SIGINT %v after the start): exit %d %v after SIGINT", i+1, delay, code, took.Round(time.Millisecond))
+		wantInterruptedRun(t, outcome{code: code, err: errw.String()}, store)
+		if left := leftovers(t, dir); len(left) > 0 {
+			t.Errorf("left behind: %v", left)
+		}
+		os.Remove(store)
+	}
+}

@@ -394,11 +394,23 @@ func (c *Cluster) stop() {
 	for _, nd := range c.nodes {
 		nd.in.Close()
 	}
-	deadline := time.After(stopGrace)
+	deadline := time.NewTimer(stopGrace)
+	defer deadline.Stop()
+	late := false
 	for _, nd := range c.nodes {
+		if !late {
+			select {
+			case <-nd.waited:
+				continue
+			case <-deadline.C:
+				// The deadline fires once: every node still running
+				// from here on is killed.
+				late = true
+			}
+		}
 		select {
 		case <-nd.waited:
-		case <-deadline:
+		default:
 			nd.cmd.Process.Kill()
 			<-nd.waited
 		}
