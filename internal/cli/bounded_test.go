@@ -258,3 +258,26 @@ func TestInterruptDqliteCluster(t *testing.T) {
 		os.Remove(store)
 	}
 }
+
+// The largest plan, 10000 runs, is built for seconds: Ctrl-C stops its
+// building, and nothing is written.
+func TestInterruptLargePlan(t *testing.T) {
+	for i := range signalTrials {
+		dir := t.TempDir()
+		store := filepath.Join(dir, "s.db")
+		cmd, _, errw := startCmd(t, dir, "read", "--repeat", "10000", "--rows", "10", "--count", "1", "--dir", dir, "--store", store, "--progress", "0")
+		time.Sleep(time.Duration(300+200*i) * time.Millisecond)
+		code, took := interrupt(t, cmd)
+		t.Logf("trial %d: exit %d %v after SIGINT", i+1, code, took.Round(time.Millisecond))
+		switch {
+		case code == ExitInterrupted && strings.Contains(errw.String(), "interrupted; nothing was written"):
+			if _, err := os.Stat(store); err == nil {
+				t.Errorf("the store was created")
+			}
+		case code == ExitInterrupted:
+			wantInterruptedRun(t, outcome{code: code, err: errw.String()}, store) // it had started running
+		default:
+			t.Errorf("exit %d: %s", code, errw)
+		}
+	}
+}

@@ -459,7 +459,7 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	if fs.NArg() > 0 {
 		return usagef("%s: unexpected argument %q (flags go before nothing else; see 'litebench %s --help')", what, fs.Arg(0), what)
 	}
-	p, err := buildPlan(spec, &c, params)
+	p, err := buildPlan(ctx, spec, &c, params)
 	if err != nil {
 		return err
 	}
@@ -504,7 +504,7 @@ func validateCells(ctx context.Context, p *plan) error {
 }
 
 // buildPlan validates everything and expands the sweep; it touches no file.
-func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
+func buildPlan(ctx context.Context, spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
 	c.defaults = spec.SettingDefaults
 	m, dbPath, err := c.matrix()
 	if err != nil {
@@ -517,10 +517,10 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	pl, err := sweep.Build(sweep.Request{
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
-		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"),
+		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"), Ctx: ctx,
 	})
 	if err != nil {
-		return nil, usage(err)
+		return nil, usage(interruptedOr(ctx, err))
 	}
 	c.kind = workload.DBKind(pl.Cells[0].Workload)
 	if err := c.checkServed(pl.Cells); err != nil {

@@ -9,6 +9,7 @@
 package plan
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -92,6 +93,9 @@ type Request struct {
 	Memory string
 	// IDs names the sweep and numbers its runs; nil means a new sweep.
 	IDs *IDs
+	// Ctx, when set, stops the building of a large plan: Build returns
+	// its error once it is cancelled.
+	Ctx context.Context
 	// BatchPerStmt makes --batch follow --rows-per-stmt in workloads that
 	// insert rows: one multi-row INSERT per transaction, as sqlite3perf's
 	// generate -b N (rows-per-stmt given, batch not).
@@ -160,6 +164,9 @@ func Build(req Request) (*Plan, error) {
 					// Settings the engine does not run stay at their
 					// defaults: they neither label nor repeat its cells,
 					// and the cells say so.
+					if req.Ctx != nil && req.Ctx.Err() != nil {
+						return nil, req.Ctx.Err()
+					}
 					given := s
 					s = s.For(eng)
 					skippedNotes := skipped(given, s, eng)
