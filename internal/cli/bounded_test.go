@@ -215,6 +215,16 @@ func TestExportInterrupted(t *testing.T) {
 			t.Errorf("exit %d with %d lines: %s", code, len(lines)-1, errw)
 		}
 	}
+	// runs and show read the same store: Ctrl-C stops them as well.
+	for _, args := range [][]string{{"runs", "--limit", "0"}, {"show", "--last"}} {
+		cmd, _, errw := startCmd(t, dir, append(args, "--store", store)...)
+		time.Sleep(200 * time.Millisecond)
+		code, took := interrupt(t, cmd)
+		t.Logf("%v: exit %d %v after SIGINT", args, code, took.Round(time.Millisecond))
+		if code != ExitInterrupted && code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errw)
+		}
+	}
 }
 
 // pragma with --pool 1 answers: the connection that keeps its in-memory
