@@ -71,7 +71,7 @@ function zeta(n, theta) {
   const d1 = (c1 / pow(a, theta + 1) - c1 / pow(b, theta + 1)) / 12;
   const d3 = (c3 / pow(a, theta + 3) - c3 / pow(b, theta + 3)) / 720;
   const d5 = (c5 / pow(a, theta + 5) - c5 / pow(b, theta + 5)) / 30240;
-  return zn + ((((integral + ends) + d1) - d3) + d5);
+  return zn + (integral + ends + d1 - d3 + d5);
 }
 
 // Zipf is the zipfian of §5 (Gray et al., as YCSB) over n items. zetan,
