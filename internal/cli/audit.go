@@ -161,7 +161,7 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	if cfg.FaultAt, err = audit.ParseWindow(*faultAt); err != nil {
 		return usageError{err.Error()}
 	}
-	p, err := buildPlan(spec, &c, params)
+	p, err := buildPlan(ctx, spec, &c, params)
 	if err != nil {
 		return err
 	}

@@ -109,9 +109,10 @@ DESCRIPTION
 		return usageError{err.Error()}
 	}
 	defer s.Close()
+	s.SetContext(ctx)
 	rs, err := s.List(*limit)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	t := &report.Table{Headers: []string{"run", "started", "workload", "target", "status", "count", "throughput", "parameters and settings"},
 		Right: []bool{false, false, false, false, false, true, true, false}}
@@ -219,16 +220,17 @@ DESCRIPTION
 		return usageError{err.Error()}
 	}
 	defer s.Close()
+	s.SetContext(ctx)
 	var rs []*results.Result
 	if *last {
 		if rs, err = s.LastSweep(); err != nil {
-			return usageError{err.Error()}
+			return interruptedOr(ctx, usageError{err.Error()})
 		}
 	}
 	for _, id := range fs.Args() {
 		got, err := s.Get(id)
 		if err != nil {
-			return usageError{err.Error()}
+			return interruptedOr(ctx, usageError{err.Error()})
 		}
 		rs = append(rs, got...)
 	}

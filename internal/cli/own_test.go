@@ -246,7 +246,7 @@ func TestUserTableKeepsTheDatabase(t *testing.T) {
 		t.Fatal("serve did not start")
 	}
 	sqlExec(t, db, "CREATE TABLE mine(x)", "INSERT INTO mine VALUES ('precious')")
-	if code := stop(); code != 0 {
+	if code := stop(); code != ExitInterrupted {
 		t.Fatalf("serve exit %d", code)
 	}
 	var n int

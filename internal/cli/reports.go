@@ -263,7 +263,8 @@ DESCRIPTION
     One run per line, complete (settings, histograms, time series,
     environment). 'litebench import' reads it into another store; the round
     trip is exact, so runs from several machines can be compared and
-    reported together.
+    reported together. Ctrl-C stops it between two runs: the lines written
+    are whole runs (exit 130).
 `, examples: []string{"litebench export --last > runs.jsonl", "litebench export --all --store laptop.db > laptop.jsonl"},
 		seeAlso: []string{"import", "runs", "report"}}
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
@@ -281,12 +282,18 @@ DESCRIPTION
 		return usageError{err.Error()}
 	}
 	defer s.Close()
+	s.SetContext(ctx)
 	rs, err := selectRuns(s, fs.Args(), *last, *all)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	w := bufio.NewWriter(out)
-	for _, r := range rs {
+	for i, r := range rs {
+		if ctx.Err() != nil {
+			// Every line written is whole: a run is written in one call.
+			w.Flush()
+			return stoppedError(fmt.Sprintf("interrupted; exported %d of %d run(s), each line complete", i, len(rs)))
+		}
 		b, err := results.MarshalJSONLine(r)
 		if err != nil {
 			return err

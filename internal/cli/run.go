@@ -89,9 +89,9 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.series, "series", time.Second, "time-series sampling interval (0 = none)")
 	fs.BoolVar(&c.seriesHists, "series-histograms", false, "keep every interval's latency histograms in the time series, for 'show --format hlog' (HdrHistogram's interval log); larger results")
 	fs.StringVar(&c.walWarn, "wal-warn", "64MiB", "warn when the WAL passes this size (0 = never)")
-	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells; tables show medians with confidence intervals")
+	fs.IntVar(&c.repeat, "repeat", 1, "run every cell N times, interleaved across cells (at most 10000 runs in all); tables show medians with confidence intervals")
 	fs.IntVar(&c.cpus, "cpus", 0, "confine litebench to N CPUs (GOMAXPROCS and CPU affinity; 0 = no limit)")
-	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB; a run that needs more ends as failed (refused where cgroups are not writable)")
+	fs.StringVar(&c.memory, "memory", "", "run the command confined to SIZE of memory in a cgroup, e.g. 1GiB, at most the physical memory; a run that needs more ends as failed (refused where cgroups are not writable)")
 	fs.Var(dsnList{&c.dsn}, "dsn", dsnUsage)
 	fs.StringVar(&c.shard, "shard", "", "run only shard K of N of the sweep's cells (K/N, e.g. 2/3): every N-th cell from the K-th, repeats kept interleaved; needs --sweep-id so that the shards make one sweep")
 	fs.StringVar(&c.sweepID, "sweep-id", "", "name the sweep (letters, digits, '.', '_', '-'); its runs are ID.1, ID.2, ... in plan order, so shards of one sweep share it")
@@ -192,6 +192,8 @@ func (c *common) checkPaths(dbPath string) error {
 	if c.memory != "" {
 		if n, err := settings.ParseSize(c.memory); err != nil || n < 16<<20 {
 			return usagef("--memory %q: want a size of at least 16MiB, such as 512MiB or 1GiB", c.memory)
+		} else if err := checkMemoryFlag(c.memory, n); err != nil {
+			return err
 		}
 	}
 	if _, err := settings.ParseSize(c.walWarn); err != nil {
@@ -539,7 +541,7 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	if err := fenceWorkload(spec, allowAttach, ts); err != nil {
 		return err
 	}
-	p, err := buildPlan(spec, &c, params)
+	p, err := buildPlan(ctx, spec, &c, params)
 	if err != nil {
 		return err
 	}
@@ -552,7 +554,7 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 		}
 		if again {
 			c.notes = nil
-			if p, err = buildPlan(spec, &c, params); err != nil {
+			if p, err = buildPlan(ctx, spec, &c, params); err != nil {
 				return heldErr(err, c.db, *params["rows"])
 			}
 		}
@@ -606,7 +608,7 @@ func validateCells(ctx context.Context, p *plan) error {
 }
 
 // buildPlan validates everything and expands the sweep; it touches no file.
-func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
+func buildPlan(ctx context.Context, spec *workload.Spec, c *common, params map[string]*string) (*plan, error) {
 	c.defaults = spec.SettingDefaults
 	if err := c.checkProcesses(); err != nil {
 		return nil, err
@@ -627,11 +629,11 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 		Workload: spec, Params: paramLists(spec, params), Settings: m, Targets: ts,
 		Repeat: c.repeat, DBPath: dbPath, Keep: c.keep, Attach: c.attach, CPUs: c.cpus, Memory: c.memory,
 		Processes: c.processes, InsertFrom: c.from,
-		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"),
-		IDs:          sweep.NewIDs(c.sweepID),
+		BatchPerStmt: c.given("rows-per-stmt") && !c.given("batch"), Ctx: ctx,
+		IDs: sweep.NewIDs(c.sweepID),
 	})
 	if err != nil {
-		return nil, usage(err)
+		return nil, usage(interruptedOr(ctx, err))
 	}
 	if n > 0 {
 		all := len(pl.Cells)
@@ -650,6 +652,9 @@ func buildPlan(spec *workload.Spec, c *common, params map[string]*string) (*plan
 	}
 	for _, cell := range pl.Cells {
 		if err := c.checkDemand(cell.Workload, cell.Settings); err != nil {
+			return nil, err
+		}
+		if err := c.checkDisk(cell.Workload, cell.Settings, cell.Target.Engine().Name(), dbPath); err != nil {
 			return nil, err
 		}
 	}

@@ -44,10 +44,11 @@ DESCRIPTION
 	b.WriteString(`
     Load it with any tool, e.g. 'hey -z 5s -c 50 http://127.0.0.1:8080/' or
     'wrk -d 5s -c 50 http://127.0.0.1:8080/'. Ctrl-C stops the server and
-    removes the bench database (unless --keep). 'litebench run http' runs
-    the server and a built-in load generator in one command. Setting flags
-    take one value each (a server is one configuration); with --target,
-    --strategy direct needs zombie or ncruces-direct.
+    removes the bench database (unless --keep); the exit status is 130.
+    'litebench run http' runs the server and a built-in load generator in
+    one command. Setting flags take one value each (a server is one
+    configuration); with --target, --strategy direct needs zombie or
+    ncruces-direct.
 `)
 	page := helpPage{text: b.String(), group: "SERVER FLAGS", examples: []string{
 		"litebench serve --strategy stmt-pool --journal wal",
@@ -214,7 +215,7 @@ DESCRIPTION
 		// is an idle or stalled client.
 		hs.Shutdown(300 * time.Millisecond)
 		fmt.Fprintln(errw, "stopped")
-		return nil
+		return stoppedError("interrupted; the server stopped")
 	case err := <-errc:
 		return err
 	}

@@ -96,7 +96,7 @@ func TestServeOnlyGETAndHEAD(t *testing.T) {
 		if resp.StatusCode != 200 || resp.ContentLength != 700 || len(b) != 0 {
 			t.Errorf("%s HEAD: status %d, length %d, %d body bytes", strategy, resp.StatusCode, resp.ContentLength, len(b))
 		}
-		if code := stop(); code != 0 {
+		if code := stop(); code != ExitInterrupted {
 			t.Errorf("exit %d", code)
 		}
 	}

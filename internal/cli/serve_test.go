@@ -91,7 +91,7 @@ func TestServeEveryStrategy(t *testing.T) {
 			// The built-in load generator against this server: counts add
 			// up and every body checks out.
 			loadServer(t, addr, 400, "--body-size", "3000", "--concurrency", "4")
-			if code := stop(); code != 0 {
+			if code := stop(); code != ExitInterrupted {
 				t.Errorf("serve exit %d after interrupt", code)
 			}
 		})

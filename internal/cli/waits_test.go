@@ -271,7 +271,7 @@ func TestServeInterruptedWithIdleClients(t *testing.T) {
 	silent := dialRaw(t, addr)
 	defer silent.Close()
 	at := time.Now()
-	if code := stop(); code != 0 {
+	if code := stop(); code != ExitInterrupted {
 		t.Errorf("exit %d", code)
 	}
 	if took := time.Since(at); took > stopBound {

@@ -58,6 +58,12 @@ func MustCompile(cols ...Column) *Table {
 	return t
 }
 
+// MaxValueLen is the most bytes a text generator makes for one value: every
+// worker holds a row, a batch of them, in memory, and SQLite refuses values
+// past SQLITE_MAX_LENGTH (10^9) anyway. 16 MiB keeps a batch of 100 rows
+// of the largest value under 2 GB.
+const MaxValueLen = 16 << 20
+
 // check validates column k and returns the most bytes its text takes (0
 // for an integer column).
 func (t *Table) check(k int, pos map[string]int) (int, error) {
@@ -90,18 +96,21 @@ func (t *Table) check(k int, pos map[string]int) (int, error) {
 			return 0, fmt.Errorf("timestamp format %q: want %s or %s", g.Format, RFC3339Nano, UnixMilli)
 		}
 	case Hex:
-		if g.Bytes < 1 {
-			return 0, fmt.Errorf("hex wants bytes ≥ 1, not %d", g.Bytes)
+		if g.Bytes < 1 || g.Bytes > MaxValueLen/2 {
+			return 0, fmt.Errorf("hex wants bytes from 1 to %d (values up to %d bytes, the limit), not %d", MaxValueLen/2, MaxValueLen, g.Bytes)
 		}
 		return text(2 * g.Bytes)
 	case Letters:
-		if g.Len < 0 {
-			return 0, fmt.Errorf("letters wants len ≥ 0, not %d", g.Len)
+		if g.Len < 0 || g.Len > MaxValueLen {
+			return 0, fmt.Errorf("letters wants len from 0 to %d (the limit of a value's bytes), not %d", MaxValueLen, g.Len)
 		}
 		return text(g.Len)
 	case Text:
 		if g.Min < 0 || g.Max < g.Min || g.Max-g.Min >= 1<<24 {
 			return 0, fmt.Errorf("text wants 0 ≤ min ≤ max < min + 2^24, not min %d max %d", g.Min, g.Max)
+		}
+		if g.Max > MaxValueLen {
+			return 0, fmt.Errorf("text wants max ≤ %d (the limit of a value's bytes), not %d", MaxValueLen, g.Max)
 		}
 		return text(g.Max)
 	case UUID4:

@@ -95,6 +95,8 @@ var (
 		{Dist: KeysZipfian, N: 1000, Theta: 0.5, Worker: 2},
 		{Dist: KeysLatest, N: 1000, Theta: 0.99},
 		{Dist: KeysLatest, N: 100000, Theta: 0.8, Worker: 2},
+		{Dist: KeysZipfian, N: ZetaExactMax + 1, Theta: 0.5, Worker: 4},
+		{Dist: KeysZipfian, N: 1000000000000, Theta: 0.99, Worker: 5},
 	}
 	vecPercents = []float64{10, 33.3, 50}
 	vecRates    = []float64{1000, 50000, 3.7}

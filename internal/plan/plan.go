@@ -9,6 +9,7 @@
 package plan
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -111,6 +112,9 @@ type Request struct {
 	Memory string
 	// IDs names the sweep and numbers its runs; nil means a new sweep.
 	IDs *IDs
+	// Ctx, when set, stops the building of a large plan: Build returns
+	// its error once it is cancelled.
+	Ctx context.Context
 	// BatchPerStmt makes --batch follow --rows-per-stmt in workloads that
 	// insert rows: one multi-row INSERT per transaction, as sqlite3perf's
 	// generate -b N (rows-per-stmt given, batch not).
@@ -166,6 +170,9 @@ func Build(req Request) (*Plan, error) {
 		return nil, err
 	}
 	repeat := max(req.Repeat, 1)
+	if err := checkSize(repeat, len(req.Targets), len(points), m.Size()); err != nil {
+		return nil, err
+	}
 	p := &Plan{SweepID: ids.Sweep()}
 	for rep := 1; rep <= repeat; rep++ {
 		for _, asked := range req.Targets {
@@ -176,6 +183,9 @@ func Build(req Request) (*Plan, error) {
 					// Settings the engine does not run stay at their
 					// defaults: they neither label nor repeat its cells,
 					// and the cells say so.
+					if req.Ctx != nil && req.Ctx.Err() != nil {
+						return nil, req.Ctx.Err()
+					}
 					given := s
 					s = s.For(eng)
 					skippedNotes := skipped(given, s, eng)
@@ -266,6 +276,30 @@ func backoffRuns(t target.Target, s settings.Settings) error {
 		return inputf("--busy-retry %s: the %s worker of target %s retries at once only (none, N, until); use --busy-retry until with it, or a Go target", s.Get("busy-retry"), l.Lang(), t.Name())
 	}
 	return nil
+}
+
+// MaxRuns is the most runs one sweep plans. A plan is built whole before
+// anything runs (every cell holds its own workload), and at a second a run
+// 10000 runs already take hours: past it, a sweep is better split.
+const MaxRuns = 10000
+
+// checkSize refuses a plan of more than MaxRuns runs before any is built:
+// repeat × targets × parameter points × settings points (an upper bound:
+// cells an engine does not tell apart are merged later).
+func checkSize(repeat, targets, params, settings int) error {
+	cells := 1
+	for _, n := range []int{targets, params, settings} {
+		if cells = cells * max(n, 1); cells > MaxRuns {
+			break
+		}
+	}
+	if cells <= MaxRuns && repeat <= MaxRuns/cells {
+		return nil
+	}
+	if cells > MaxRuns {
+		return inputf("the sweep has %d targets × %d parameter values × %d settings, more than the limit of %d runs per sweep; give fewer values or split it", targets, params, settings, MaxRuns)
+	}
+	return inputf("--repeat %d: %d cell(s) × %d is more than the limit of %d runs per sweep; use --repeat %d or less", repeat, cells, repeat, MaxRuns, MaxRuns/cells)
 }
 
 // insertsRows reports whether w inserts a table's rows, where --batch and

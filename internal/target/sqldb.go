@@ -127,7 +127,13 @@ func (c *SQLClient) Open(ctx context.Context, ep engine.Endpoint, p PoolOptions)
 		cn.fence = func(conn driver.Conn) error { return c.Fence(conn, !ep.Trusted) }
 	}
 	db := sql.OpenDB(cn)
-	db.SetMaxOpenConns(p.MaxOpen)
+	if ep.InMemory && p.MaxOpen > 0 {
+		// The connection that keeps an in-memory database alive is held
+		// apart (as the direct clients do): --pool counts the others.
+		db.SetMaxOpenConns(p.MaxOpen + 1)
+	} else {
+		db.SetMaxOpenConns(p.MaxOpen)
+	}
 	switch {
 	case p.ConnPerOp:
 		db.SetMaxIdleConns(-1) // keep none: every operation opens a connection

@@ -37,6 +37,24 @@ func runNode(ctx context.Context, args []string, in io.Reader, out io.Writer) er
 		return errors.New("node: --dir and --address are required")
 	}
 	enc := json.NewEncoder(out)
+	// The input is read from the start: its end stops the node at any
+	// point, while it forms the cluster too (the controller, stopping on
+	// Ctrl-C, closes it and waits a moment only).
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	lines := make(chan string)
+	go func() {
+		defer stop()
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	opts := []app.Option{app.WithAddress(*addr), app.WithVoters(*voters),
 		// Promote joining nodes within a tenth of a second, not go-dqlite's
 		// 30 s, so that a cluster is whole soon after it starts.
@@ -69,14 +87,6 @@ func runNode(ctx context.Context, args []string, in io.Reader, out io.Writer) er
 	}
 	enc.Encode(dqlite.Status{T: "ready", ID: a.ID(), Addr: a.Address()})
 
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(in)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
 	for {
 		select {
 		case <-ctx.Done():

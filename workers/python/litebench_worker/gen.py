@@ -9,6 +9,8 @@ import hashlib
 import math
 from datetime import datetime, timedelta
 
+from . import fmath
+
 M64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 C1 = 0xBF58476D1CE4E5B9
@@ -213,6 +215,33 @@ SCHEMAS = {
 }
 
 
+# zeta sums term by term up to ZETA_EXACT_MAX and expands above it
+# (Euler-Maclaurin to the B6 term after the first nine terms), as
+# docs/data-generation.md section 5 gives it.
+ZETA_EXACT_MAX = 1 << 20
+
+
+def zeta(n, theta):
+    zn = 0.0
+    if n <= ZETA_EXACT_MAX:
+        for i in range(1, n + 1):
+            zn += 1 / math.pow(float(i), theta)
+        return zn
+    pw = fmath.pow
+    for i in range(1, 10):
+        zn += 1 / pw(float(i), theta)
+    a, b = 10.0, float(n)
+    c1 = theta
+    c3 = c1 * (theta + 1) * (theta + 2)
+    c5 = c3 * (theta + 3) * (theta + 4)
+    integral = (pw(b, 1 - theta) - pw(a, 1 - theta)) / (1 - theta)
+    ends = (1 / pw(a, theta) + 1 / pw(b, theta)) / 2
+    d1 = (c1 / pw(a, theta + 1) - c1 / pw(b, theta + 1)) / 12
+    d3 = (c3 / pw(a, theta + 3) - c3 / pw(b, theta + 3)) / 720
+    d5 = (c5 / pw(a, theta + 5) - c5 / pw(b, theta + 5)) / 30240
+    return zn + ((((integral + ends) + d1) - d3) + d5)
+
+
 class Zipf:
     """Ranks 0..n-1 with P(k) proportional to 1/(k+1)**theta (Gray et al., as YCSB)."""
 
@@ -220,9 +249,7 @@ class Zipf:
         n = max(n, 1)
         self.n = n
         zeta2 = 1 + math.pow(0.5, theta)
-        zn = 0.0
-        for i in range(1, n + 1):
-            zn += 1 / math.pow(float(i), theta)
+        zn = zeta(n, theta)
         self.zetan = zn
         self.alpha = 1 / (1 - theta)
         self.eta = (1 - math.pow(2 / float(n), 1 - theta)) / (1 - zeta2 / zn)

@@ -80,3 +80,14 @@ def test_go_float():
         (123456.0, "123456"),
     ]:
         assert exprs.go_float(f) == want, (f, exprs.go_float(f), want)
+
+
+def test_zipf_constants():
+    # The prepared zipfians, exact sums and the expansion above 2^20 items
+    # alike, bit for bit.
+    from litebench_worker import gen
+
+    for z in G["zipf"]:
+        g = gen.Zipf(z["n"], z["theta"])
+        for k in ("zetan", "half", "alpha", "eta"):
+            assert "%016x" % fmath.bits(getattr(g, k)) == z[k], (z["n"], z["theta"], k)

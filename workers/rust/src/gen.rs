@@ -353,6 +353,35 @@ pub const KEYS_UNIFORM: &str = "uniform";
 pub const KEYS_ZIPFIAN: &str = "zipfian";
 pub const KEYS_LATEST: &str = "latest";
 
+/// Above this many items zeta expands instead of summing
+/// (docs/data-generation.md §5).
+pub const ZETA_EXACT_MAX: i64 = 1 << 20;
+
+/// Σ 1/k^theta for k = 1 … n: summed up to ZETA_EXACT_MAX, above it the
+/// first nine terms plus the Euler–Maclaurin expansion to the B6 term.
+pub fn zeta(n: i64, theta: f64) -> f64 {
+    let mut zn = 0.0;
+    if n <= ZETA_EXACT_MAX {
+        for i in 1..=n {
+            zn += 1.0 / pow(i as f64, theta);
+        }
+        return zn;
+    }
+    for i in 1..10 {
+        zn += 1.0 / pow(i as f64, theta);
+    }
+    let (a, b) = (10.0, n as f64);
+    let c1 = theta;
+    let c3 = c1 * (theta + 1.0) * (theta + 2.0);
+    let c5 = c3 * (theta + 3.0) * (theta + 4.0);
+    let integral = (pow(b, 1.0 - theta) - pow(a, 1.0 - theta)) / (1.0 - theta);
+    let ends = (1.0 / pow(a, theta) + 1.0 / pow(b, theta)) / 2.0;
+    let d1 = (c1 / pow(a, theta + 1.0) - c1 / pow(b, theta + 1.0)) / 12.0;
+    let d3 = (c3 / pow(a, theta + 3.0) - c3 / pow(b, theta + 3.0)) / 720.0;
+    let d5 = (c5 / pow(a, theta + 5.0) - c5 / pow(b, theta + 5.0)) / 30240.0;
+    zn + ((((integral + ends) + d1) - d3) + d5)
+}
+
 /// Ranks 0..n-1 with P(rank k) ∝ 1/(k+1)^theta (Gray et al., as YCSB).
 #[derive(Clone, Debug)]
 pub struct Zipf {
@@ -366,10 +395,7 @@ pub struct Zipf {
 impl Zipf {
     pub fn new(n: i64, theta: f64) -> Zipf {
         let n = n.max(1);
-        let mut zn = 0.0;
-        for i in 1..=n {
-            zn += 1.0 / pow(i as f64, theta);
-        }
+        let zn = zeta(n, theta);
         let half = 1.0 + pow(0.5, theta);
         let alpha = 1.0 / (1.0 - theta);
         let eta = (1.0 - pow(2.0 / n as f64, 1.0 - theta)) / (1.0 - half / zn);

@@ -61,6 +61,36 @@ final class Gen {
   static final String KEYS_ZIPFIAN = "zipfian";
   static final String KEYS_LATEST = "latest";
 
+  /** Above this many items zeta expands instead of summing (docs/data-generation.md §5). */
+  static final long ZETA_EXACT_MAX = 1L << 20;
+
+  /**
+   * Σ 1/k^theta for k = 1 … n: summed up to ZETA_EXACT_MAX, above it the first nine terms plus
+   * the Euler–Maclaurin expansion to the B6 term.
+   */
+  static double zeta(long n, double theta) {
+    double zn = 0;
+    if (n <= ZETA_EXACT_MAX) {
+      for (long i = 1; i <= n; i++) {
+        zn += 1 / pow((double) i, theta);
+      }
+      return zn;
+    }
+    for (long i = 1; i < 10; i++) {
+      zn += 1 / pow((double) i, theta);
+    }
+    double a = 10, b = (double) n;
+    double c1 = theta;
+    double c3 = c1 * (theta + 1) * (theta + 2);
+    double c5 = c3 * (theta + 3) * (theta + 4);
+    double integral = (pow(b, 1 - theta) - pow(a, 1 - theta)) / (1 - theta);
+    double ends = (1 / pow(a, theta) + 1 / pow(b, theta)) / 2;
+    double d1 = (c1 / pow(a, theta + 1) - c1 / pow(b, theta + 1)) / 12;
+    double d3 = (c3 / pow(a, theta + 3) - c3 / pow(b, theta + 3)) / 720;
+    double d5 = (c5 / pow(a, theta + 5) - c5 / pow(b, theta + 5)) / 30240;
+    return zn + ((((integral + ends) + d1) - d3) + d5);
+  }
+
   /** Gray et al.'s zipfian over n ranks, read-only once built. */
   static final class Zipf {
     final long n;
@@ -71,10 +101,7 @@ final class Gen {
 
     Zipf(long n, double theta) {
       n = Math.max(n, 1);
-      double zn = 0;
-      for (long i = 1; i <= n; i++) {
-        zn += 1 / pow((double) i, theta);
-      }
+      double zn = zeta(n, theta);
       this.n = n;
       this.zetan = zn;
       this.half = 1 + pow(0.5, theta);
