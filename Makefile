@@ -3,7 +3,7 @@
 # the commit it was built from.
 BUILD_FLAGS = -buildvcs=auto
 
-.PHONY: build install test bench selfcheck workers
+.PHONY: build install test bench selfcheck workers release-snapshot
 build:
 	go build $(BUILD_FLAGS) -o litebench ./cmd/litebench
 
@@ -23,3 +23,11 @@ bench:
 
 selfcheck: build
 	./litebench selfcheck --rows 1000000 --repeat 5
+
+# Release archives into dist/, offline: GoReleaser (pinned in
+# tools/release/go.mod) builds linux amd64 and arm64 with cgo (arm64 needs
+# Debian's gcc-aarch64-linux-gnu), macOS and Windows without, checksums
+# and a .deb.
+release-snapshot:
+	cd tools/release && go build -o ../../bin/goreleaser github.com/goreleaser/goreleaser/v2
+	./bin/goreleaser release --snapshot --clean

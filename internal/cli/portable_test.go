@@ -123,8 +123,10 @@ steps = ["INSERT INTO child(pid) VALUES (999)"]
 		t.Fatal(err)
 	}
 	o := run(t, context.Background(), "run", file, "--foreign-keys", "default,off,on", "--count", "5", "--target", "mattn", "--no-store", "--progress", "0", "--format", "json")
-	if o.code != 0 {
-		t.Fatalf("exit %d: %s", o.code, o.err)
+	// With foreign keys on every insert fails: that run is failed
+	// (nothing succeeded), so the sweep exits 1.
+	if o.code != ExitFailed {
+		t.Fatalf("exit %d, want %d: %s", o.code, ExitFailed, o.err)
 	}
 	ls := jsonLines(t, o.out)
 	if len(ls) != 3 {
@@ -134,7 +136,8 @@ steps = ["INSERT INTO child(pid) VALUES (999)"]
 		fk, inForce string
 		count       float64
 		errors      string
-	}{{"default", "0", 5, "map[]"}, {"off", "0", 5, "map[]"}, {"on", "1", 0, "map[constraint:5]"}} {
+		status      string
+	}{{"default", "0", 5, "map[]", "ok"}, {"off", "0", 5, "map[]", "ok"}, {"on", "1", 0, "map[constraint:5]", "failed"}} {
 		var j map[string]any
 		for _, l := range ls {
 			if l["settings"].(map[string]any)["foreign-keys"] == c.fk {
@@ -144,8 +147,8 @@ steps = ["INSERT INTO child(pid) VALUES (999)"]
 		if j == nil {
 			t.Fatalf("no run with foreign-keys %s", c.fk)
 		}
-		if j["status"] != "ok" || j["count"] != c.count || fmt.Sprint(j["errors"]) != c.errors {
-			t.Errorf("--foreign-keys %s: status %v, count %v, errors %v; want %v and %s", c.fk, j["status"], j["count"], j["errors"], c.count, c.errors)
+		if j["status"] != c.status || j["count"] != c.count || fmt.Sprint(j["errors"]) != c.errors {
+			t.Errorf("--foreign-keys %s: status %v, count %v, errors %v; want %s, %v and %s", c.fk, j["status"], j["count"], j["errors"], c.status, c.count, c.errors)
 		}
 		if got := j["in_force"].(map[string]any)["foreign_keys"]; got != c.inForce {
 			t.Errorf("--foreign-keys %s: foreign_keys read back %v, want %s", c.fk, got, c.inForce)

@@ -109,8 +109,10 @@ func TestWriteProcessesOneDatabase(t *testing.T) {
 	if j["count"].(float64) != count || count == 0 {
 		t.Errorf("count %v, processes' sum %v", j["count"], count)
 	}
-	if errs, _ := j["errors"].(map[string]any); errs["busy"] != busy || busy == 0 {
-		t.Errorf("busy errors %v, processes' sum %v (want some: no busy timeout)", errs["busy"], busy)
+	// The processes' busy errors add up (how many there are depends on
+	// how their transactions met, which the machine decides).
+	if errs, _ := j["errors"].(map[string]any); float64(num(errs["busy"])) != busy {
+		t.Errorf("busy errors %v, processes' sum %v", errs["busy"], busy)
 	}
 	if head, _, _ := metric(j, "throughput"); math.Abs(head-count/maxElapsed) > 1e-6*head {
 		t.Errorf("throughput %v, want the count %v over the longest process's %vs", head, count, maxElapsed)
