@@ -9,6 +9,7 @@ import (
 	"crawshaw.io/sqlite"
 	"crawshaw.io/sqlite/sqlitex"
 
+	"github.com/litebench/litebench/internal/sqlfence"
 	"github.com/litebench/litebench/internal/target"
 )
 
@@ -40,8 +41,11 @@ var libVersion = sync.OnceValue(func() string {
 // default (0) also switches the database to WAL, which is the journal
 // setting's business (the pool runs the endpoint's pragmas on every
 // connection, busy_timeout included, which replaces the 10 s busy timeout
-// OpenConn installs).
-func open(uri string, readOnly bool) (target.RawConn, error) {
+// OpenConn installs). crawshaw exposes sqlite3_limit but no authorizer:
+// a connection is fenced by the limit on attached databases and, for
+// workloads the user wrote, by the controller's check of their SQL
+// (authorize is what other clients act on).
+func open(uri string, readOnly, authorize bool) (target.RawConn, error) {
 	flags := sqlite.SQLITE_OPEN_URI | sqlite.SQLITE_OPEN_NOMUTEX
 	if readOnly {
 		flags |= sqlite.SQLITE_OPEN_READONLY
@@ -52,6 +56,7 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Limit(sqlite.SQLITE_LIMIT_ATTACHED, sqlfence.AttachLimit)
 	return conn{c}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bvinc/go-sqlite-lite/sqlite3"
 
+	"github.com/litebench/litebench/internal/sqlfence"
 	"github.com/litebench/litebench/internal/target"
 )
 
@@ -34,8 +35,10 @@ func errCode(err error) int {
 // filename, without the connection mutex (the pool lends a connection to
 // one goroutine at a time). The driver sets no busy timeout of its own:
 // the pool runs the endpoint's pragmas, busy_timeout included, on every
-// connection.
-func open(uri string, readOnly bool) (target.RawConn, error) {
+// connection. It is fenced as the other SQLite clients are (sqlfence):
+// the limit on attached databases always, the authorizer for workloads
+// the user wrote.
+func open(uri string, readOnly, authorize bool) (target.RawConn, error) {
 	flags := sqlite3.OPEN_URI | sqlite3.OPEN_NOMUTEX
 	if readOnly {
 		flags |= sqlite3.OPEN_READONLY
@@ -45,6 +48,12 @@ func open(uri string, readOnly bool) (target.RawConn, error) {
 	c, err := sqlite3.Open(uri, flags)
 	if err != nil {
 		return nil, err
+	}
+	c.Limit(sqlite3.LIMIT_ATTACHED, sqlfence.AttachLimit)
+	if authorize {
+		c.AuthorizerFunc(func(op int, arg1, arg2, _, _ sqlite3.RawString) int {
+			return sqlfence.Authorize(op, string(arg1), string(arg2))
+		})
 	}
 	return &conn{c: c}, nil
 }
