@@ -241,7 +241,9 @@ func (n *node) rel(name string) string {
 	return path.Join(p, name)
 }
 
-func (n *node) backing(rel string) string { return filepath.Join(n.fs.Backing, filepath.FromSlash(rel)) }
+func (n *node) backing(rel string) string {
+	return filepath.Join(n.fs.Backing, filepath.FromSlash(rel))
+}
 
 // readAt reads up to n bytes at off of fd, and returns them and the size.
 func readAt(fd int, off, n int64) ([]byte, int64) {
