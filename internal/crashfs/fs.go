@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	gofs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -481,7 +482,12 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		o := Op{Kind: Write, File: id, Off: off, Data: append([]byte(nil), data...), Before: before, Size: size}
 		f.log.Ops = append(f.log.Ops, o)
 		if f.reached(o, h.node.rel("")) {
+			// The power goes during this write: it never completes.
 			f.strike()
+			f.mu.Unlock()
+			awaitKill(ctx)
+			f.mu.Lock()
+			return 0, syscall.EIO
 		}
 	}
 	n, err := unix.Pwrite(h.fd, data, off)
@@ -512,6 +518,7 @@ func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 			// The power goes during this sync: it never completes.
 			f.strike()
 			f.mu.Unlock()
+			awaitKill(ctx)
 			return syscall.EIO
 		}
 		f.log.Ops = append(f.log.Ops, o)
@@ -541,6 +548,16 @@ func (h *handle) Getattr(ctx context.Context, a *fuse.AttrOut) syscall.Errno {
 }
 func (h *handle) Lseek(ctx context.Context, off uint64, whence uint32) (uint64, syscall.Errno) {
 	return h.inner.Lseek(ctx, off, whence)
+}
+
+// awaitKill holds a request struck by a crash point until the kernel
+// gives it up (its process is killed) or, at most, two seconds: the
+// process must not see it complete.
+func awaitKill(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(2 * time.Second):
+	}
 }
 
 // Mounted lists the crash file systems mounted on this machine, from
