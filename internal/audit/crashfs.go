@@ -27,7 +27,7 @@ const (
 // PointLimit bounds a trial struck at a crash point (--fault-at
 // sync:FILE:N): one the workload has not reached by then is struck at
 // that moment.
-const PointLimit = 30 * time.Second
+const PointLimit = 5 * time.Second
 
 // ParseModel checks a power model's name: the crash VFS's models, and
 // reorder, which only the crash file system rebuilds.

@@ -172,8 +172,8 @@ func (f *FS) SetCrashPoint(p Point, db string, fire func()) {
 
 // reached counts o toward the crash point (f.mu held) and reports whether
 // it is the one.
-func (f *FS) reached(o Op, rel string) bool {
-	if f.fire == nil || !f.point.Matches(o, rel, f.db) {
+func (f *FS) reached(o Op) bool {
+	if f.fire == nil || !f.point.Matches(o, f.pathOf(o.File), f.db) {
 		return false
 	}
 	f.seen++
@@ -481,7 +481,7 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		id := f.idOf(h.ino, h.fd)
 		o := Op{Kind: Write, File: id, Off: off, Data: append([]byte(nil), data...), Before: before, Size: size}
 		f.log.Ops = append(f.log.Ops, o)
-		if f.reached(o, h.node.rel("")) {
+		if f.reached(o) {
 			// The power goes during this write: it never completes.
 			f.strike()
 			f.mu.Unlock()
@@ -514,7 +514,7 @@ func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 			k = DataSync
 		}
 		o := Op{Kind: k, File: f.idOf(h.ino, h.fd)}
-		if f.reached(o, h.node.rel("")) {
+		if f.reached(o) {
 			// The power goes during this sync: it never completes.
 			f.strike()
 			f.mu.Unlock()
