@@ -526,8 +526,16 @@ func reorder(files map[int]*file, ids []int, data map[int][]byte, d Device, rng 
 			st.Kept++
 			fmt.Fprintf(pat, "%d:%d ", u.id, u.sector)
 		case i == n && u.sector >= 0 && !d.AtomicSector && rng.IntN(2) == 0:
-			lo := u.sector * sector
-			b = garble(b, lo, lo+sector, Device{SectorSize: d.SectorSize, PowersafeOverwrite: true}, rng)
+			// The sector being written when the power went: with
+			// powersafe overwrite only the bytes written since the sync
+			// (those that differ) may hold garbage, else the whole sector.
+			lo, hi := u.sector*sector, (u.sector+1)*sector
+			b = grow(b, hi)
+			for k := lo; k < hi; k++ {
+				if !d.PowersafeOverwrite || byteAt(f.durable, k) != byteAt(f.live, k) || k >= int64(len(f.durable)) {
+					b[k] = byte(rng.Uint32())
+				}
+			}
 			st.Garbled++
 			fmt.Fprintf(pat, "%d:%dG ", u.id, u.sector)
 		default:
@@ -541,6 +549,14 @@ func reorder(files map[int]*file, ids []int, data map[int][]byte, d Device, rng 
 		data[id] = resize(data[id], sizes[id])
 	}
 	fmt.Fprintf(pat, "reorder %d/%d;", n, len(units))
+}
+
+// byteAt is b[k], or 0 past its end.
+func byteAt(b []byte, k int64) byte {
+	if k < int64(len(b)) {
+		return b[k]
+	}
+	return 0
 }
 
 // window is b[lo:hi] as far as b reaches.
