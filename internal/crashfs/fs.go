@@ -424,14 +424,18 @@ type dirHandle struct {
 func (d *dirHandle) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno {
 	f := d.node.fs
 	f.mu.Lock()
-	if f.logging {
-		f.log.Ops = append(f.log.Ops, Op{Kind: DirSync, Path: d.node.rel("")})
+	o := Op{Kind: DirSync, Path: d.node.rel(""), Covers: len(f.log.Ops) + 1}
+	f.mu.Unlock()
+	var errno syscall.Errno
+	if s, ok := d.DirStream.(gofs.FileFsyncdirer); ok {
+		errno = s.Fsyncdir(ctx, flags)
+	}
+	f.mu.Lock()
+	if errno == 0 && f.logging {
+		f.log.Ops = append(f.log.Ops, o)
 	}
 	f.mu.Unlock()
-	if s, ok := d.DirStream.(gofs.FileFsyncdirer); ok {
-		return s.Fsyncdir(ctx, flags)
-	}
-	return 0
+	return errno
 }
 
 func (d *dirHandle) Releasedir(ctx context.Context, flags uint32) {
@@ -513,7 +517,7 @@ func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 		if flags&1 != 0 { // FUSE_FSYNC_FDATASYNC
 			k = DataSync
 		}
-		o := Op{Kind: k, File: f.idOf(h.ino, h.fd)}
+		o := Op{Kind: k, File: f.idOf(h.ino, h.fd), Covers: len(f.log.Ops) + 1}
 		if f.reached(o) {
 			// The power goes during this sync: it never completes.
 			f.strike()
@@ -521,7 +525,14 @@ func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 			awaitKill(ctx)
 			return syscall.EIO
 		}
-		f.log.Ops = append(f.log.Ops, o)
+		f.mu.Unlock()
+		errno := h.inner.Fsync(ctx, flags)
+		f.mu.Lock()
+		if errno == 0 && f.logging {
+			f.log.Ops = append(f.log.Ops, o)
+		}
+		f.mu.Unlock()
+		return errno
 	}
 	f.mu.Unlock()
 	return h.inner.Fsync(ctx, flags)

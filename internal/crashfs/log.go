@@ -32,10 +32,9 @@ const (
 	// Truncate set the size to NewSize; Size is the size before and
 	// Before the bytes cut off.
 	Truncate
-	// Sync is an fsync of File: the file's writes and truncations logged
-	// before it are durable. It is logged when the request arrives, so a
-	// power cut during the sync may find it done, as a disk may have
-	// written anything at any moment.
+	// Sync is an fsync of File, logged when it completed: the file's
+	// writes and truncations logged before it began (Covers) are durable.
+	// A sync under way when the power went is not in the log.
 	Sync
 	// DataSync is an fdatasync of File: as Sync for the file's data and
 	// size.
@@ -73,6 +72,9 @@ type Op struct {
 	Size     int64
 	NewSize  int64
 	Replaced int
+	// Covers, for a sync, is 1 + the number of records logged before it
+	// began: what it makes durable (0: every record before it).
+	Covers int
 }
 
 // Log is an ordered list of records.

@@ -150,6 +150,7 @@ type file struct {
 	durable []byte // what the last sync left
 	live    []byte // what the process saw
 	pending []Op   // writes and truncations since the last sync
+	pos     []int  // their positions in the log
 }
 
 // Rebuild works out what the disk holds after a power cut at the end of
@@ -166,6 +167,7 @@ func Rebuild(l *Log, p Power) (*Image, error) {
 	live := map[string]int{}    // the names as the processes saw them
 	durable := map[string]int{} // the names on disk
 	var dirOps []Op             // entry changes no directory sync has covered
+	var dirPos []int            // their positions in the log
 	im := &Image{Files: map[string][]byte{}}
 	st := &im.Stats
 	get := func(id int) *file {
@@ -176,14 +178,19 @@ func Rebuild(l *Log, p Power) (*Image, error) {
 		}
 		return f
 	}
+	var pos int
 	entry := func(o Op) {
 		if p.Device.DirSyncNeeded {
 			dirOps = append(dirOps, o)
+			dirPos = append(dirPos, pos)
 		} else {
 			applyDir(durable, o)
 		}
 	}
 	for i, o := range l.Ops {
+		pos = i
+		// A sync covers what was logged before it began.
+		covered := func(j int) bool { return o.Covers == 0 || j < o.Covers-1 }
 		switch o.Kind {
 		case Base:
 			f := get(o.File)
@@ -200,22 +207,31 @@ func Rebuild(l *Log, p Power) (*Image, error) {
 			}
 			f.live = apply(f.live, o)
 			f.pending = append(f.pending, o)
+			f.pos = append(f.pos, i)
 		case Sync, DataSync:
 			f := get(o.File)
-			for _, w := range f.pending {
-				f.durable = apply(f.durable, w)
-			}
-			f.pending = nil
-		case DirSync:
 			var keep []Op
-			for _, d := range dirOps {
-				if parent(d.Path) == o.Path || (d.Kind == Rename && parent(d.NewPath) == o.Path) {
-					applyDir(durable, d)
+			var keepPos []int
+			for k, w := range f.pending {
+				if covered(f.pos[k]) && len(keep) == 0 {
+					f.durable = apply(f.durable, w)
 				} else {
-					keep = append(keep, d)
+					keep, keepPos = append(keep, w), append(keepPos, f.pos[k])
 				}
 			}
-			dirOps = keep
+			f.pending, f.pos = keep, keepPos
+		case DirSync:
+			var keep []Op
+			var keepPos []int
+			for k, d := range dirOps {
+				mine := parent(d.Path) == o.Path || (d.Kind == Rename && parent(d.NewPath) == o.Path)
+				if mine && covered(dirPos[k]) {
+					applyDir(durable, d)
+				} else {
+					keep, keepPos = append(keep, d), append(keepPos, dirPos[k])
+				}
+			}
+			dirOps, dirPos = keep, keepPos
 		case Unlink:
 			if live[o.Path] == o.File {
 				delete(live, o.Path)
