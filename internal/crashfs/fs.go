@@ -623,8 +623,8 @@ func unescape(s string) string {
 // SweepStale unmounts crash file systems left behind by litebench
 // processes that are gone (killed before they could unmount): only
 // mounts of this file system's name that lie in a directory litebench
-// marked under the temp dir (see own.NewDir) whose process no longer
-// runs. It returns the mount points it unmounted.
+// marked under the temp dir (see own.NewDir) whose process has ended. It
+// returns the mount points it unmounted.
 func SweepStale() []string {
 	mps, err := Mounted()
 	if err != nil {
@@ -641,12 +641,40 @@ func SweepStale() []string {
 		if !strings.HasPrefix(top, "litebench-") || top == rel {
 			continue
 		}
-		if own.Alive(filepath.Join(tmp, top, own.DirLockName)) {
+		if !gone(filepath.Join(tmp, top, own.DirLockName)) {
 			continue
 		}
-		if unix.Unmount(mp, unix.MNT_DETACH) == nil {
+		// Forcing a FUSE unmount aborts its connection, which frees the
+		// threads of the dead process stuck on a request to itself (a
+		// file under the mount closed as it died): then it can go.
+		if unix.Unmount(mp, unix.MNT_FORCE) == nil || unix.Unmount(mp, unix.MNT_DETACH) == nil {
 			out = append(out, mp)
 		}
 	}
 	return out
+}
+
+// gone reports whether the process that marked a directory with the
+// lock file at lockPath has ended: its lock is free, or the process it
+// names has exited though a thread of it still holds the lock (stuck on
+// a request to its own file system, which only an unmount frees).
+func gone(lockPath string) bool {
+	if !own.Alive(lockPath) {
+		return true
+	}
+	b, err := os.ReadFile(lockPath)
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(string(b), "litebench pid ")))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	i := strings.LastIndexByte(string(st), ')')
+	return i >= 0 && i+2 < len(st) && st[i+2] == 'Z'
 }
