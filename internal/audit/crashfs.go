@@ -132,7 +132,7 @@ func powerCutFS(t *trial, m crashvfs.Model) (string, string, error) {
 	if st.Mismatches > 0 {
 		pat += fmt.Sprintf("; %d records disagree with the log before them", st.Mismatches)
 	}
-	return filepath.Join(dir, filepath.Base(t.db)), fmt.Sprintf("%s #%08x", pat, h.Sum32()), nil
+	return filepath.Join(dir, filepath.Base(t.db)), fmt.Sprintf("%s; disk %s #%08x", pat, im.Digest(), h.Sum32()), nil
 }
 
 // WriteImage writes a rebuilt disk into dir, a new directory.

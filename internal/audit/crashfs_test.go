@@ -2,7 +2,9 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -117,5 +119,44 @@ func TestCrashFSModelsKnown(t *testing.T) {
 	}
 	if _, err := ParseModel("gentle"); err == nil || !slices.Contains(strings.Fields(err.Error()), "reorder)") {
 		t.Errorf("ParseModel(gentle): %v", err)
+	}
+}
+
+// TestCrashFSSameSeedSameDisk: a trial's kept log, rebuilt again with the
+// trial's seed, gives byte-identical files (the digest the trial
+// recorded before the verifier opened them); the same --fault-seed
+// strikes a cell at the same moments.
+func TestCrashFSSameSeedSameDisk(t *testing.T) {
+	needFUSE(t)
+	cs := cells(t, "mattn", small, map[string]string{"journal": "wal", "sync": "normal", "batch": "20"})
+	dir := t.TempDir()
+	cfg := Config{Faults: []string{PowerLoss}, Models: []crashvfs.Model{crashvfs.Torn, crashvfs.Model(crashfs.Reorder)}, Trials: 3,
+		FaultAt: window, Seed: 7, Dir: dir, Keep: true, Section: "audit"}
+	rs, err := Run(context.Background(), cfg, cs)
+	noMountLeft(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rs {
+		if r.Status != results.StatusOK {
+			t.Fatalf("%s: %s", r.Status, r.Error)
+		}
+		for i, tr := range r.Audit.TrialResults {
+			seed := TrialSeed(cfg.Seed, cs[0], PowerLoss, i)
+			if want := FaultMoment(seed, window); tr.FaultMS != ms(want) {
+				t.Errorf("trial %d struck at %v ms, its seed says %v", i+1, tr.FaultMS, ms(want))
+			}
+			l, err := crashfs.LoadFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%d", sanitize(cs[0].RunID), PowerLoss, i+1), "crashfs.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := crashfs.Rebuild(l, crashfs.Power{Model: crashfs.Model(cfg.Models[k]), Device: crashfs.DefaultDevice, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(tr.Pattern, "disk "+im.Digest()+" ") {
+				t.Errorf("%s trial %d: rebuilt again, disk %s; the trial recorded %q", cfg.Models[k], i+1, im.Digest(), tr.Pattern)
+			}
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package crashfs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"path"
@@ -144,6 +146,22 @@ type Image struct {
 	// Pattern records every decision the model took, in order: the same
 	// log and power give the same pattern.
 	Pattern string
+}
+
+// Digest is a hash of the image's files, names and contents (SHA-256, the
+// first 16 hex digits): equal digests, byte-identical disks.
+func (im *Image) Digest() string {
+	names := make([]string, 0, len(im.Files))
+	for n := range im.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(im.Files[n]))
+		h.Write(im.Files[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 type file struct {
