@@ -22,7 +22,8 @@ type Kind uint8
 // Kinds of records.
 const (
 	// Base is a file as it was when logging started (Barrier): its
-	// contents are durable, and so is its directory entry.
+	// contents are durable, and so is its directory entry (none when Path
+	// is "": a file open but unlinked).
 	Base Kind = iota + 1
 	// Create is a new file at Path (empty, with the id File).
 	Create

@@ -213,7 +213,9 @@ func Rebuild(l *Log, p Power) (*Image, error) {
 		case Base:
 			f := get(o.File)
 			f.durable, f.live = clone(o.Data), clone(o.Data)
-			live[o.Path], durable[o.Path] = o.File, o.File
+			if o.Path != "" { // "": a file open without a name (unlinked)
+				live[o.Path], durable[o.Path] = o.File, o.File
+			}
 		case Create:
 			get(o.File)
 			live[o.Path] = o.File

@@ -343,3 +343,16 @@ func TestReorderPowersafe(t *testing.T) {
 		}
 	}
 }
+
+// TestUnnamedFile: a file the log met open but unlinked has no name on
+// the disk: its writes are rebuilt, and no file appears for it.
+func TestUnnamedFile(t *testing.T) {
+	l := logOf(Op{Kind: Base, File: 1, Path: "db", Data: []byte("d")},
+		Op{Kind: Base, File: 2, Data: []byte("x")},
+		Op{Kind: Write, File: 2, Off: 0, Data: []byte("y"), Before: []byte("x"), Size: 1},
+		Op{Kind: Sync, File: 2})
+	im := rebuild(t, l, Torn, DefaultDevice, 1)
+	if len(im.Files) != 1 || string(im.Files["db"]) != "d" || im.Stats.Mismatches != 0 {
+		t.Errorf("%q, stats %+v: want db alone", im.Files, im.Stats)
+	}
+}
