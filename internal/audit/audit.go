@@ -449,6 +449,9 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 	}
 	// Struck after the final event (the run had ended) or while running.
 	t.faulted = struck && r.Status == results.StatusFailed
+	if cfg.Point != nil && struck && t.fsLog != nil {
+		t.moment = t.struckAt // when the operation came
+	}
 	return t, nil
 }
 

@@ -160,3 +160,38 @@ func TestCrashFSSameSeedSameDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashFSPoint: --fault-at sync:wal:5 strikes WAL + FULL during the
+// 5th sync of the WAL in the measured part: each commit syncs the WAL
+// once, so exactly 4 transactions are acknowledged in each trial, all of
+// them durable, and the 5th, whose sync never completed, is absent.
+func TestCrashFSPoint(t *testing.T) {
+	needFUSE(t)
+	cs := cells(t, "mattn", small, map[string]string{"journal": "wal", "sync": "full", "batch": "20"})
+	dir := t.TempDir()
+	pt, err := crashfs.ParsePoint("sync:wal:5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Faults: []string{PowerLoss}, Models: []crashvfs.Model{crashvfs.LoseUnsynced, crashvfs.Torn}, Trials: 3,
+		Point: &pt, Seed: 1, Dir: dir, Section: "audit"}
+	rs, err := Run(context.Background(), cfg, cs)
+	noMountLeft(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		a := r.Audit
+		if r.Status != results.StatusOK || a.Faulted != 3 {
+			t.Fatalf("%s: %s %s, %d of 3 struck while running", describe(r), r.Status, r.Error, a.Faulted)
+		}
+		for i, tr := range a.TrialResults {
+			if tr.FaultMS <= 0 || tr.FaultMS >= float64(PointLimit.Milliseconds()) {
+				t.Errorf("trial %d: fault moment %v ms, want when the sync came", i+1, tr.FaultMS)
+			}
+			if tr.Acked != 4 || tr.Lost != 0 || tr.Corrupt != "" || tr.UnackedPresent != 0 {
+				t.Errorf("%s trial %d: %d acknowledged, %d lost, corrupt %q, %d in flight present: want 4, none lost, the 5th absent", describe(r), i+1, tr.Acked, tr.Lost, tr.Corrupt, tr.UnackedPresent)
+			}
+		}
+	}
+}
