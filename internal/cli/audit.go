@@ -172,8 +172,8 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 			return usagef("audit: --%s applies to --fault power-loss only", f)
 		}
 	}
-	if cfg.Point != nil && !slices.Contains(cfg.Faults, audit.PowerLoss) {
-		return usagef("audit: --fault-at %s applies to --fault power-loss only", cfg.Point)
+	if cfg.Point != nil && !slices.Equal(cfg.Faults, []string{audit.PowerLoss}) {
+		return usagef("audit: --fault-at %s applies to --fault power-loss alone (a process kill strikes at a moment)", cfg.Point)
 	}
 	p, err := buildPlan(spec, &c, params)
 	if err != nil {

@@ -24,6 +24,7 @@ func TestAuditRefuses(t *testing.T) {
 		{[]string{"--target", "mattn", "--fault", "power-loss", "--fault-at", "sync:wal:0"}, "--fault-at"},
 		{[]string{"--target", "mattn", "--fault", "power-loss", "--fault-at", "write:db:*"}, "given count"},
 		{[]string{"--target", "mattn", "--fault", "process-kill", "--disk", "atomic"}, "power-loss only"},
+		{[]string{"--target", "mattn", "--fault-at", "sync:wal:3"}, "power-loss alone"},
 		{[]string{"scan"}, "insert, write or mixed"},
 		{[]string{"write", "--write-kind", "update", "--target", "ncruces-direct"}, "--write-kind insert"},
 		{[]string{"--placement", "process"}, "--placement does not apply"},
