@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litebench/litebench/internal/crashfs"
 	"github.com/litebench/litebench/internal/crashvfs"
@@ -194,4 +195,37 @@ func TestCrashFSPoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCrashFSInterrupt: an audit interrupted mid-trial (Ctrl-C) leaves
+// no crash file system mounted.
+func TestCrashFSInterrupt(t *testing.T) {
+	needFUSE(t)
+	cs := cells(t, "mattn", small, map[string]string{"journal": "wal", "sync": "full", "batch": "20"})
+	dir := t.TempDir()
+	cfg := Config{Faults: []string{PowerLoss}, Models: []crashvfs.Model{crashvfs.Torn}, Trials: 3,
+		FaultAt: [2]time.Duration{time.Minute, time.Minute}, Seed: 1, Dir: dir, Section: "audit"}
+	ctx, cancel := context.WithCancel(context.Background())
+	mounted := make(chan bool, 1)
+	go func() {
+		// Interrupt once the trial's file system is up.
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if ms, _ := crashfs.Mounted(); slices.ContainsFunc(ms, func(m string) bool { return strings.HasPrefix(m, dir) }) {
+				mounted <- true
+				time.Sleep(200 * time.Millisecond)
+				break
+			}
+		}
+		cancel()
+	}()
+	rs, _ := Run(ctx, cfg, cs)
+	if len(rs) != 1 || rs[0].Status != results.StatusInterrupted {
+		t.Fatalf("results %v, want one interrupted", rs)
+	}
+	select {
+	case <-mounted:
+	default:
+		t.Fatal("the trial's crash file system was never mounted")
+	}
+	noMountLeft(t, dir)
 }
