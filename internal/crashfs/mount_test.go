@@ -104,9 +104,6 @@ func TestMountLogs(t *testing.T) {
 		kinds = append(kinds, o.Kind.String()+" "+o.Path+o.NewPath)
 	}
 	want := []string{"base old", "create a", "write ", "fsync ", "write ", "truncate ", "dirsync ", "rename ab", "unlink old"}
-	// A kernel may also send a setattr truncation or a flush; the
-	// records above must appear in this order and nothing else that
-	// changes data.
 	if !slices.Equal(kinds, want) {
 		t.Fatalf("log:\n%q\nwant\n%q", kinds, want)
 	}
@@ -131,10 +128,9 @@ func TestMountLogs(t *testing.T) {
 	if len(im.Files) != 1 || !bytes.Equal(im.Files["b"], got) || string(got) != "HELLO wo" {
 		t.Errorf("rebuild %q, file b %q", im.Files, got)
 	}
-	// Power gone before the directory's sync: b is a's last synced
-	// state under lose-unsynced ... the rename and unlink are lost and
-	// a was created before the directory sync, so a holds what its
-	// sync covered; old is back.
+	// Under lose-unsynced: a's creation was covered by the directory
+	// sync, so a is there with what its fsync covered; the rename and
+	// the unlink came after it and are lost, so old is back.
 	im, err = Rebuild(l, Power{Model: LoseUnsynced, Device: DefaultDevice, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
