@@ -99,6 +99,9 @@ func unmountTrial(fs *crashfs.FS, t *trial, keep bool) error {
 	fs.Freeze()
 	t.fsLog = fs.Log()
 	err := fs.Unmount()
+	if err == nil && fs.Overflowed() {
+		err = fmt.Errorf("the log passed %d MiB of writes before the fault and stopped; strike earlier (--fault-at) or write less", crashfs.MaxLogBytes>>20)
+	}
 	if keep && err == nil {
 		err = t.fsLog.SaveFile(filepath.Join(t.dir, "crashfs.log"))
 	}

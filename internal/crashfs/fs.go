@@ -37,9 +37,12 @@ type FS struct {
 	mu      sync.Mutex
 	logging bool
 	log     Log
-	nextID  int
-	byIno   map[uint64]int
-	byPath  map[string]int
+	// bytes held by the log; past MaxLogBytes it stops and says so
+	bytes    int64
+	overflow bool
+	nextID   int
+	byIno    map[uint64]int
+	byPath   map[string]int
 
 	// a crash point: fire is called once, when it is reached
 	point Point
@@ -66,6 +69,27 @@ func Available() error {
 		}
 	}
 	return errors.New("crash file system: not root and no fusermount3 on PATH (install fuse3)")
+}
+
+// MaxLogBytes bounds the bytes the log holds in memory (each write's data
+// and what it overwrote): past it the log stops and Overflowed says so.
+var MaxLogBytes int64 = 1 << 30
+
+// Overflowed reports whether the log passed MaxLogBytes and stopped.
+func (f *FS) Overflowed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.overflow
+}
+
+// add appends o to the log (f.mu held).
+func (f *FS) add(o Op) {
+	f.bytes += int64(len(o.Data) + len(o.Before))
+	if f.bytes > MaxLogBytes {
+		f.logging, f.overflow = false, true
+		return
+	}
+	f.log.Ops = append(f.log.Ops, o)
 }
 
 // Mount mounts a crash file system at mountpoint (an empty directory)
@@ -120,7 +144,7 @@ func (f *FS) Unmount() error {
 func (f *FS) Barrier() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log = Log{}
+	f.log, f.bytes, f.overflow = Log{}, 0, false
 	f.byIno, f.byPath = map[uint64]int{}, map[string]int{}
 	err := filepath.WalkDir(f.Backing, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -137,11 +161,14 @@ func (f *FS) Barrier() error {
 		rel, _ := filepath.Rel(f.Backing, p)
 		rel = filepath.ToSlash(rel)
 		id := f.newID(st.Ino, rel)
-		f.log.Ops = append(f.log.Ops, Op{Kind: Base, File: id, Path: rel, Data: b})
+		f.add(Op{Kind: Base, File: id, Path: rel, Data: b})
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("crash file system: %w", err)
+	}
+	if f.overflow {
+		return fmt.Errorf("crash file system: the files set up hold more than the log's %d MiB", MaxLogBytes>>20)
 	}
 	f.logging = true
 	return nil
@@ -212,7 +239,7 @@ func (f *FS) idOf(ino uint64, fd int) int {
 		n, _ := unix.Pread(fd, b, 0)
 		b = b[:max(n, 0)]
 	}
-	f.log.Ops = append(f.log.Ops, Op{Kind: Base, File: id, Path: f.pathOf(id), Data: b})
+	f.add(Op{Kind: Base, File: id, Path: f.pathOf(id), Data: b})
 	return id
 }
 
@@ -285,7 +312,7 @@ func (n *node) wrap(fh gofs.FileHandle) gofs.FileHandle {
 func (f *FS) truncateLogged(fd int, ino uint64, size int64) {
 	cut, old := readAt(fd, size, 1<<62)
 	id := f.idOf(ino, fd)
-	f.log.Ops = append(f.log.Ops, Op{Kind: Truncate, File: id, NewSize: size, Size: old, Before: cut})
+	f.add(Op{Kind: Truncate, File: id, NewSize: size, Size: old, Before: cut})
 }
 
 func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*gofs.Inode, gofs.FileHandle, uint32, syscall.Errno) {
@@ -310,7 +337,7 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	h := n.wrap(fh)
 	if hh, ok := h.(*handle); ok && f.logging && !existed {
 		id := f.newID(hh.ino, rel)
-		f.log.Ops = append(f.log.Ops, Op{Kind: Create, File: id, Path: rel})
+		f.add(Op{Kind: Create, File: id, Path: rel})
 	}
 	return ch, h, ff, 0
 }
@@ -366,7 +393,7 @@ func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
 	}
 	if f.logging && found && st.Mode&unix.S_IFMT == unix.S_IFREG {
 		if id, ok := f.byIno[st.Ino]; ok {
-			f.log.Ops = append(f.log.Ops, Op{Kind: Unlink, File: id, Path: rel})
+			f.add(Op{Kind: Unlink, File: id, Path: rel})
 		}
 	}
 	delete(f.byPath, rel)
@@ -397,7 +424,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent gofs.InodeEmbe
 			o.Replaced = f.byIno[old.Ino]
 		}
 		if o.File != 0 {
-			f.log.Ops = append(f.log.Ops, o)
+			f.add(o)
 		}
 	}
 	if id, ok := f.byPath[from]; ok {
@@ -432,7 +459,7 @@ func (d *dirHandle) Fsyncdir(ctx context.Context, flags uint32) syscall.Errno {
 	}
 	f.mu.Lock()
 	if errno == 0 && f.logging {
-		f.log.Ops = append(f.log.Ops, o)
+		f.add(o)
 	}
 	f.mu.Unlock()
 	return errno
@@ -484,7 +511,7 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 		before, size := readAt(h.fd, off, int64(len(data)))
 		id := f.idOf(h.ino, h.fd)
 		o := Op{Kind: Write, File: id, Off: off, Data: append([]byte(nil), data...), Before: before, Size: size}
-		f.log.Ops = append(f.log.Ops, o)
+		f.add(o)
 		if f.reached(o) {
 			// The power goes during this write: it never completes.
 			f.strike()
@@ -529,7 +556,7 @@ func (h *handle) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 		errno := h.inner.Fsync(ctx, flags)
 		f.mu.Lock()
 		if errno == 0 && f.logging {
-			f.log.Ops = append(f.log.Ops, o)
+			f.add(o)
 		}
 		f.mu.Unlock()
 		return errno
@@ -546,7 +573,7 @@ func (h *handle) Allocate(ctx context.Context, off uint64, size uint64, mode uin
 		var st unix.Stat_t
 		if unix.Fstat(h.fd, &st) == nil && int64(off+size) > st.Size {
 			id := f.idOf(h.ino, h.fd)
-			f.log.Ops = append(f.log.Ops, Op{Kind: Truncate, File: id, NewSize: int64(off + size), Size: st.Size})
+			f.add(Op{Kind: Truncate, File: id, NewSize: int64(off + size), Size: st.Size})
 		}
 	}
 	return h.inner.Allocate(ctx, off, size, mode)

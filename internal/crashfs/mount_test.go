@@ -139,3 +139,32 @@ func TestMountLogs(t *testing.T) {
 		t.Errorf("lose-unsynced: %q, want a (hello world) and old back", im.Files)
 	}
 }
+
+// TestLogBound: past MaxLogBytes the log stops and says so, rather than
+// hold every byte written in memory.
+func TestLogBound(t *testing.T) {
+	f := mount(t)
+	defer func(n int64) { MaxLogBytes = n }(MaxLogBytes)
+	MaxLogBytes = 64 << 10
+	if err := f.Barrier(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(f.Mountpoint, "big")
+	if err := os.WriteFile(p, make([]byte, 32<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f.Overflowed() {
+		t.Fatal("overflowed at 32 KiB of 64")
+	}
+	if err := os.WriteFile(p, make([]byte, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Overflowed() {
+		t.Fatal("not overflowed past 64 KiB")
+	}
+	n := len(f.Log().Ops)
+	os.WriteFile(p, []byte("more"), 0o644)
+	if len(f.Log().Ops) != n {
+		t.Error("the log grew after it stopped")
+	}
+}
