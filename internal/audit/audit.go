@@ -23,8 +23,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/litebench/litebench/internal/crashfs"
 	"github.com/litebench/litebench/internal/crashvfs"
 	"github.com/litebench/litebench/internal/plan"
 	"github.com/litebench/litebench/internal/results"
@@ -60,6 +62,15 @@ type Config struct {
 	Section string
 	// Progress receives a line per cell and fault; nil for none.
 	Progress io.Writer
+	// PowerVia is how power-loss trials record what reaches the disk:
+	// ViaFS (the crash file system), ViaVFS (the crash VFS), or "" for
+	// the VFS where the target can use it and the file system elsewhere.
+	PowerVia string
+	// Device is the simulated disk of the crash file system.
+	Device crashfs.Device
+	// Point, when set, strikes power-loss trials on the crash file system
+	// at that operation instead of a moment in FaultAt.
+	Point *crashfs.Point
 	// Begin, when set, is called with each result before its trials run
 	// (status running); Done with it as soon as they end.
 	Begin, Done func(*results.Result) error
@@ -94,14 +105,10 @@ func Check(cfg Config, cells []plan.Cell) error {
 		if _, err := layoutFor(c); err != nil {
 			return err
 		}
-		if power && !target.SupportsVFS(c.Target) {
-			var ok []string
-			for _, t := range target.Names() {
-				if x, err := target.Get(t); err == nil && target.SupportsVFS(x) {
-					ok = append(ok, t)
-				}
+		if power {
+			if err := checkPower(cfg, c); err != nil {
+				return err
 			}
-			return fmt.Errorf("audit: --fault power-loss needs a target that opens the database through a Go VFS, which %s cannot; use --target %s (see 'litebench list targets')", c.Target.Name(), strings.Join(ok, ","))
 		}
 	}
 	return nil
@@ -133,9 +140,10 @@ func Run(ctx context.Context, cfg Config, cells []plan.Cell) ([]*results.Result,
 }
 
 // FaultsFor are the faults cell c runs under: every one of Faults, or
-// with Auto those its target can take (power loss needs a target that
-// opens through a Go VFS; the cluster faults a cluster of 3 nodes or
-// more).
+// with Auto (the quick default audit) those its target can take without
+// mounting anything: power loss on targets that open through the crash
+// VFS (--fault power-loss asked for runs on any target, through the
+// crash file system), the cluster faults on 3 nodes or more.
 func (cfg Config) FaultsFor(c plan.Cell) []string {
 	if !cfg.Auto {
 		return cfg.Faults
@@ -163,6 +171,10 @@ type trial struct {
 	// inForce are the settings the workload ran with, as its worker
 	// reported them (journal_mode; synchronous for Go workers).
 	inForce map[string]string
+	// fsLog is the crash file system's log (power loss on it) and
+	// device its disk.
+	fsLog  *crashfs.Log
+	device crashfs.Device
 }
 
 // models are the judgements of a fault: one per power model, or the
@@ -330,6 +342,26 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 		return nil, err
 	}
 	t.db = filepath.Join(t.dir, "bench.db")
+	var cfs *crashfs.FS
+	var err error
+	if fault == PowerLoss && viaFS(cfg, c) {
+		t.device = cfg.Device
+		if t.device.SectorSize == 0 {
+			t.device = crashfs.DefaultDevice
+		}
+		if cfg.Point != nil {
+			t.moment = PointLimit
+		}
+		if cfs, err = mountTrial(t); err != nil {
+			return nil, err
+		}
+		// Unmounted on every way out; the log is kept in the trial.
+		defer func() {
+			if cfs != nil {
+				unmountTrial(cfs, t, false)
+			}
+		}()
+	}
 	led, err := openLedger(filepath.Join(t.dir, "acks"))
 	if err != nil {
 		return nil, err
@@ -342,12 +374,14 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 	sp.RunID = fmt.Sprintf("%s.%s%d", c.RunID, fault, i+1)
 	sp.DBPath, sp.Dir, sp.Keep, sp.Attach = t.db, t.dir, true, false
 	sp.Progress, sp.Interval, sp.SeriesInterval, sp.WALWarn = nil, 0, 0, 0
-	if fault == PowerLoss {
+	if fault == PowerLoss && cfs == nil {
 		sp.VFS = crashvfs.Name
 	}
 	var mu sync.Mutex
 	var start time.Time
 	var timer *time.Timer
+	var once sync.Once
+	var fired atomic.Bool
 	killed := make(chan struct{})
 	var setupErr error
 	sp.Acks = func(ev worker.Event) {
@@ -369,7 +403,31 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 			setupErr = errors.New("the worker is not a child process")
 			return
 		}
-		if fault == PowerLoss {
+		strike := func() {
+			once.Do(func() {
+				if cfs != nil {
+					cfs.Freeze() // the power goes, then the worker
+				}
+				p.Kill()
+				mu.Lock()
+				t.struckAt = time.Since(start)
+				mu.Unlock()
+				fired.Store(true)
+				close(killed)
+			})
+		}
+		if cfs != nil {
+			// What the worker set up is on the disk: the fault strikes
+			// the measured part only.
+			if err := cfs.Barrier(); err != nil {
+				setupErr = err
+				p.Kill()
+				return
+			}
+			if cfg.Point != nil {
+				cfs.SetCrashPoint(*cfg.Point, filepath.Base(t.db), strike)
+			}
+		} else if fault == PowerLoss {
 			// The set-up database is on disk: the fault strikes the
 			// measured part only.
 			if err := crashvfs.Barrier(t.db); err != nil {
@@ -381,18 +439,25 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 		mu.Lock()
 		start = time.Now()
 		mu.Unlock()
-		timer = time.AfterFunc(t.moment, func() {
-			p.Kill()
-			t.struckAt = time.Since(start)
-			close(killed)
-		})
+		timer = time.AfterFunc(t.moment, strike)
 	}
 	r := runner.Run(ctx, sp)
 	t.inForce = r.InForce
 	struck := false
-	if timer != nil && !timer.Stop() {
-		<-killed
-		struck = true
+	if timer != nil {
+		timer.Stop()
+		once.Do(func() {}) // no strike from now on; one under way ends first
+		if fired.Load() {
+			<-killed
+			struck = true
+		}
+	}
+	if cfs != nil {
+		err := unmountTrial(cfs, t, cfg.Keep)
+		cfs = nil
+		if err != nil {
+			return nil, fmt.Errorf("trial %d: crash file system: %w", i+1, err)
+		}
 	}
 	if !struck && len(t.acks) > 0 {
 		// Struck after the run: at its end.
@@ -414,6 +479,9 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 	}
 	// Struck after the final event (the run had ended) or while running.
 	t.faulted = struck && r.Status == results.StatusFailed
+	if cfg.Point != nil && struck && t.fsLog != nil {
+		t.moment = t.struckAt // when the operation came
+	}
 	return t, nil
 }
 
@@ -421,6 +489,9 @@ func runTrial(ctx context.Context, cfg Config, c plan.Cell, fault string, i int)
 // into a directory of its own, and returns the database there and a
 // summary of what the model did.
 func powerCut(t *trial, m crashvfs.Model) (string, string, error) {
+	if t.fsLog != nil {
+		return powerCutFS(t, m)
+	}
 	im, err := crashvfs.Crash(t.db, m, t.seed)
 	if err != nil {
 		return "", "", err

@@ -10,6 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/litebench/litebench/internal/audit"
+	"github.com/litebench/litebench/internal/crashfs"
 	"github.com/litebench/litebench/internal/crashvfs"
 	"github.com/litebench/litebench/internal/engine"
 	sweep "github.com/litebench/litebench/internal/plan"
@@ -24,7 +25,9 @@ const auditHelp = `NAME
 
 SYNOPSIS
     litebench audit [WORKLOAD] [--fault process-kill,power-loss] [--trials N]
-                    [--power-model torn,lose-unsynced] [--fault-at 100ms-1s]
+                    [--power-model torn,lose-unsynced,reorder]
+                    [--power-via fs|vfs] [--disk SPEC]
+                    [--fault-at 100ms-1s|sync:FILE:N|write:FILE:N]
                     [--fault-seed N] [--target LIST] [setting flags]
                     [workload flags] [output flags]
 
@@ -51,13 +54,23 @@ DESCRIPTION
     Faults:
       process-kill  SIGKILL of the worker: the operating system keeps what
                     was written. Any target.
-      power-loss    a power cut: SIGKILL, then the files are rewritten to
-                    what a disk would hold, from the log of a crash VFS the
-                    worker opened the database through (writes no sync
-                    covered are lost, or torn at 4096-byte sectors). Only
-                    targets that open through a Go VFS: ncruces-direct (and
-                    ncruces in 'make build' binaries); 'litebench list
-                    targets' says which.
+      power-loss    a power cut: SIGKILL, then the files are rebuilt as
+                    a disk would hold them (writes no sync covered are
+                    lost, torn at sectors, or reordered), from a log of
+                    every write and sync. Any SQLite target: the worker
+                    runs with its database on a crash file system (FUSE,
+                    mounted in the run's directory; needs /dev/fuse, and
+                    root or fusermount3); targets that open through a Go
+                    VFS (ncruces-direct) use the crash VFS unless
+                    --power-via fs. --disk sets the simulated disk:
+                    sector=512|4096, atomic (sectors never garbled),
+                    powersafe|no-powersafe, dirsync|no-dirsync (whether a
+                    creation or unlink needs a directory fsync to last);
+                    default sector=4096,powersafe,dirsync. --fault-at
+                    sync:wal:17 strikes during the 17th sync of the WAL
+                    (FILE db, wal, journal or a file name), write:db:3
+                    during the 3rd write of the database (crash file
+                    system only).
 
     Each cell and fault is one result (stored, and one row): trials,
     acknowledged transactions, those lost (total, most in one trial, how
@@ -83,6 +96,7 @@ var auditPage = helpPage{text: auditHelp, group: "AUDIT FLAGS", examples: []stri
 	"litebench audit --target ncruces-direct --journal delete,wal --sync off,normal,full",
 	"litebench audit --fault process-kill --target mattn --journal wal --sync off --trials 50",
 	"litebench audit write --target ncruces-direct --journal wal --sync normal --batch 10",
+	"litebench audit --fault power-loss --target mattn,modernc --journal wal --sync full --power-model torn,reorder",
 }, seeAlso: []string{"suite durability", "list targets", "show"},
 	exit: "0 the audit ran (findings are results, not errors), 1 a trial failed or no trial of a cell could be verified, 2 bad input (nothing was touched), 130 interrupted."}
 
@@ -117,8 +131,10 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	}
 	faults := fs.String("fault", strings.Join(audit.Faults, ","), "process-kill, power-loss or both")
 	trials := fs.Int("trials", 20, fmt.Sprintf("trials per cell and fault (%d without --target)", quickTrials))
-	models := fs.String("power-model", string(crashvfs.Torn), "torn, lose-unsynced, or both: each power-loss trial is judged under each model")
-	faultAt := fs.String("fault-at", "100ms-1s", "when the fault strikes after the measured part starts: 300ms, or a window such as 100ms-1s")
+	models := fs.String("power-model", string(crashvfs.Torn), "torn, lose-unsynced, reorder (crash file system only), or several: each power-loss trial is judged under each model")
+	faultAt := fs.String("fault-at", "100ms-1s", "when the fault strikes after the measured part starts: 300ms, a window such as 100ms-1s, or an operation: sync:FILE:N, write:FILE:N")
+	powerVia := fs.String("power-via", "", "how power loss is recorded: fs (the crash file system, any target) or vfs (the crash VFS, Go VFS targets); default vfs where the target can, fs elsewhere")
+	disk := fs.String("disk", "", "the crash file system's disk: sector=512|4096, atomic, powersafe|no-powersafe, dirsync|no-dirsync (default sector=4096,powersafe,dirsync)")
 	seed := fs.Uint64("fault-seed", 1, "seed of the fault moments and torn patterns: the same seed strikes the same way")
 	fs.SetAnnotation("fault", "litebench-help-value", []string{"LIST"})
 	fs.SetAnnotation("power-model", "litebench-help-value", []string{"LIST"})
@@ -158,8 +174,26 @@ func cmdAudit(ctx context.Context, args []string, out, errw io.Writer) error {
 	if set["power-model"] && !slices.Contains(cfg.Faults, audit.PowerLoss) {
 		return usagef("audit: --power-model applies to --fault power-loss only")
 	}
-	if cfg.FaultAt, err = audit.ParseWindow(*faultAt); err != nil {
+	if crashfs.IsPoint(*faultAt) {
+		pt, err := crashfs.ParsePoint(*faultAt)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg.Point = &pt
+	} else if cfg.FaultAt, err = audit.ParseWindow(*faultAt); err != nil {
 		return usageError{err.Error()}
+	}
+	if cfg.Device, err = crashfs.ParseDevice(*disk); err != nil {
+		return usageError{err.Error()}
+	}
+	cfg.PowerVia = *powerVia
+	for _, f := range []string{"power-via", "disk"} {
+		if set[f] && !slices.Contains(cfg.Faults, audit.PowerLoss) {
+			return usagef("audit: --%s applies to --fault power-loss only", f)
+		}
+	}
+	if cfg.Point != nil && !slices.Equal(cfg.Faults, []string{audit.PowerLoss}) {
+		return usagef("audit: --fault-at %s applies to --fault power-loss alone (a process kill strikes at a moment)", cfg.Point)
 	}
 	p, err := buildPlan(ctx, spec, &c, params)
 	if err != nil {
@@ -299,8 +333,9 @@ func auditOutcome(rs []*results.Result, cells int) error {
 	return nil
 }
 
-// auditFaultsOf names the faults 'litebench audit' can inject on t:
-// power loss needs a target that opens through a Go VFS.
+// auditFaultsOf names the faults 'litebench audit' can inject on t: power
+// loss through the crash VFS or, for any SQLite target, the crash file
+// system.
 func auditFaultsOf(t target.Target) string {
 	if engine.IsServed(t.Engine()) {
 		return "-" // a server's durability is not audited (see 'litebench audit --help')
@@ -308,10 +343,7 @@ func auditFaultsOf(t target.Target) string {
 	if engine.IsServer(t.Engine()) {
 		return strings.Join(audit.ClusterFaults, ", ")
 	}
-	if target.SupportsVFS(t) {
-		return audit.ProcessKill + ", " + audit.PowerLoss
-	}
-	return audit.ProcessKill
+	return audit.ProcessKill + ", " + audit.PowerLoss
 }
 
 func auditFaults(list string) ([]string, error) {
@@ -341,7 +373,7 @@ func auditFaults(list string) ([]string, error) {
 func powerModels(list string) ([]crashvfs.Model, error) {
 	var out []crashvfs.Model
 	for _, s := range strings.Split(list, ",") {
-		m, err := crashvfs.ParseModel(strings.TrimSpace(s))
+		m, err := audit.ParseModel(strings.TrimSpace(s))
 		if err != nil {
 			return nil, usagef("--power-model: %v", err)
 		}

@@ -17,7 +17,14 @@ func TestAuditRefuses(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--target", "mattn", "--fault", "power-loss"}, "ncruces-direct"},
+		{[]string{"--target", "mattn", "--fault", "power-loss", "--power-via", "vfs"}, "--power-via fs"},
+		{[]string{"--target", "mattn", "--fault", "power-loss", "--power-model", "reorder", "--power-via", "disk"}, "--power-via"},
+		{[]string{"--target", "ncruces-direct", "--fault", "power-loss", "--power-model", "reorder"}, "--power-via fs"},
+		{[]string{"--target", "mattn", "--fault", "power-loss", "--disk", "sector=1000"}, "--disk"},
+		{[]string{"--target", "mattn", "--fault", "power-loss", "--fault-at", "sync:wal:0"}, "--fault-at"},
+		{[]string{"--target", "mattn", "--fault", "power-loss", "--fault-at", "write:db:*"}, "given count"},
+		{[]string{"--target", "mattn", "--fault", "process-kill", "--disk", "atomic"}, "power-loss only"},
+		{[]string{"--target", "mattn", "--fault-at", "sync:wal:3"}, "power-loss alone"},
 		{[]string{"scan"}, "insert, write or mixed"},
 		{[]string{"write", "--write-kind", "update", "--target", "ncruces-direct"}, "--write-kind insert"},
 		{[]string{"--placement", "process"}, "--placement does not apply"},

@@ -15,6 +15,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/litebench/litebench/internal/crashfs"
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/livemetrics"
 	"github.com/litebench/litebench/internal/own"
@@ -267,7 +268,8 @@ func (p *plan) create() error {
 		}
 		p.live = l
 	}
-	own.CleanStale() // directories of killed runs
+	crashfs.SweepStale() // mounts of killed runs, before their directories go
+	own.CleanStale()     // directories of killed runs
 	if p.dbPath != "" && p.usesFile() {
 		l, err := own.LockDB(p.dbPath, p.c.attach)
 		if err != nil {

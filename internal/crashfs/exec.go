@@ -1,0 +1,5 @@
+package crashfs
+
+import "os/exec"
+
+var execLookPath = exec.LookPath
