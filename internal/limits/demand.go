@@ -1,10 +1,7 @@
 package limits
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -127,24 +124,7 @@ func memParts(d Demand) string {
 
 // MemAvailable returns MemAvailable from /proc/meminfo in bytes, or 0 when
 // it cannot be read.
-func MemAvailable() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
-}
+func MemAvailable() int64 { return meminfo("MemAvailable:") }
 
 // sizeText prints n in binary units: 512KiB, 64MiB, 1.5GiB.
 func sizeText(n int64) string {

@@ -11,7 +11,10 @@ import (
 
 // MemTotal is the machine's physical memory in bytes (MemTotal in
 // /proc/meminfo), 0 when unknown.
-func MemTotal() int64 {
+func MemTotal() int64 { return meminfo("MemTotal:") }
+
+// meminfo reads one field of /proc/meminfo in bytes, 0 when unknown.
+func meminfo(field string) int64 {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0
@@ -19,7 +22,7 @@ func MemTotal() int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err != nil {
 				return 0
