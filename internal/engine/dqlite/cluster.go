@@ -19,7 +19,6 @@ import (
 
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/proc"
-	"github.com/litebench/litebench/internal/worker"
 )
 
 // Timeouts of a cluster's life.
@@ -58,7 +57,7 @@ type node struct {
 	in     io.WriteCloser
 	lines  chan Status
 	waited chan struct{}
-	stderr *worker.Tail
+	stderr *proc.Tail
 
 	mu     sync.Mutex
 	killed bool
@@ -141,7 +140,7 @@ func (c *Cluster) startNode(i int) (*node, error) {
 		return nil, err
 	}
 	nd := &node{n: i, addr: c.addrs[i-1], dir: filepath.Join(c.dir, fmt.Sprintf("node%d", i)),
-		lines: make(chan Status, 4), waited: make(chan struct{}), stderr: worker.NewTail(4 << 10)}
+		lines: make(chan Status, 4), waited: make(chan struct{}), stderr: proc.NewTail(4 << 10)}
 	if err := os.Mkdir(nd.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -437,7 +436,7 @@ func (c *Cluster) query(ctx context.Context, mode, q string) ([]string, error) {
 	}
 	args = append(args, mode, c.String(), q)
 	cmd := exec.Command(args[0], args[1:]...)
-	stderr := worker.NewTail(4 << 10)
+	stderr := proc.NewTail(4 << 10)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	err = proc.Run(ctx, cmd)

@@ -20,6 +20,9 @@ import (
 
 	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/engine"
+	// Settings are listed (help, a result's label order) in the order
+	// engines register them, at init: dqlite's follow SQLite's.
+	_ "github.com/litebench/litebench/internal/engine/sqlite"
 	"github.com/litebench/litebench/internal/settings"
 )
 
