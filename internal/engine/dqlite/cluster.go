@@ -68,7 +68,7 @@ type node struct {
 // the cluster), then the others (which join it), and waits until the
 // cluster has a leader and every node is a voter. On any failure it stops
 // and removes what it started.
-func start(ctx context.Context, r engine.Request) (inst *Cluster, err error) {
+func start(ctx context.Context, r engine.Request, program func() ([]string, error)) (inst *Cluster, err error) {
 	n := r.Settings.Int("nodes")
 	if n < 1 {
 		n = 1
@@ -77,7 +77,7 @@ func start(ctx context.Context, r engine.Request) (inst *Cluster, err error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("dqlite cluster directory: %w", err)
 	}
-	c := &Cluster{db: "litebench-" + r.Name, s: r.Settings, dir: dir, keep: r.Keep}
+	c := &Cluster{db: "litebench-" + r.Name, s: r.Settings, dir: dir, keep: r.Keep, program: program}
 	defer func() {
 		if err != nil {
 			c.Destroy()
@@ -135,7 +135,7 @@ func freePorts(n int) ([]int, error) {
 }
 
 func (c *Cluster) startNode(i int) (*node, error) {
-	args, err := Command()
+	args, err := c.command()
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +430,7 @@ func (c *Cluster) Strings(ctx context.Context, q string) ([]string, error) {
 }
 
 func (c *Cluster) query(ctx context.Context, mode, q string) ([]string, error) {
-	args, err := Command()
+	args, err := c.command()
 	if err != nil {
 		return nil, err
 	}
