@@ -13,6 +13,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	_ "github.com/litebench/litebench/internal/httpbench" // the http workload
 	"github.com/litebench/litebench/internal/runner"
 	"github.com/litebench/litebench/internal/target"
 	_ "github.com/litebench/litebench/internal/target/all"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/litebench/litebench/internal/engine"
 	_ "github.com/litebench/litebench/internal/engine/sqlite"
+	_ "github.com/litebench/litebench/internal/httpbench" // the http workload (TargetFor)
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/workload"

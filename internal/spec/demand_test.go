@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/litebench/litebench/internal/settings"
@@ -9,7 +8,8 @@ import (
 )
 
 // The resource demand of the built-in workloads (files) and of the native
-// ones: what the runs would hold, checked before anything starts.
+// ones: what the runs would hold, checked before anything starts (http's
+// is tested in package httpbench).
 func TestDemand(t *testing.T) {
 	build := func(name string, params, set map[string]string) (workload.Workload, settings.Settings) {
 		t.Helper()
@@ -34,12 +34,6 @@ func TestDemand(t *testing.T) {
 		// response histograms of both op kinds, twice with a warm-up.
 		{"mixed", map[string]string{"rate": "1000", "max-inflight": "500"}, nil, "--max-inflight 500", 500, 0, 2000, false},
 		{"mixed", map[string]string{"rate": "1000", "max-inflight": "500", "warmup": "1s"}, map[string]string{"in-memory": "true"}, "--max-inflight 500", 500, 0, 4000, true},
-		// HTTP: the server's handles plus its setup handle, both ends of
-		// every loopback connection.
-		{"http", map[string]string{"handles": "20000", "concurrency": "50"}, nil, "--handles 20000 --concurrency 50", 20001, 100, 50, false},
-		{"http", map[string]string{"strategy": "plain", "concurrency": "50"}, map[string]string{"pool": "4"}, "--concurrency 50", 5, 100, 50, false},
-		{"http", map[string]string{"strategy": "file", "rate": "100", "max-inflight": "300"}, nil, "--max-inflight 300", 1, 600, 600, false},
-		{"http", map[string]string{"url": "http://127.0.0.1:1/", "concurrency": "50"}, nil, "--concurrency 50", 0, 50, 50, false},
 	} {
 		w, s := build(c.name, c.params, c.set)
 		d, ok := workload.Demand(w, s)
@@ -50,9 +44,5 @@ func TestDemand(t *testing.T) {
 	w, s := build("scan", nil, nil)
 	if _, ok := workload.Demand(w, s); ok {
 		t.Error("scan has a demand")
-	}
-	w, s = build("http", map[string]string{"strategy": "file", "concurrency": "7"}, nil)
-	if d, _ := workload.Demand(w, s); d.Files != 7 || !strings.Contains(d.Flags, "--concurrency 7") {
-		t.Errorf("file control: %+v", d)
 	}
 }

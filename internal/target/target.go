@@ -246,11 +246,22 @@ func Get(name string) (Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", name, err)
 	}
+	if b, ok := c.(EngineBinder); ok {
+		e = b.BindEngine(e)
+	}
 	p := InProcess
 	if x, ok := c.(External); ok {
 		p = x.Placement()
 	}
 	return New(e, c, p), nil
+}
+
+// EngineBinder is a client that brings part of the engine it speaks: Get
+// resolves its target to BindEngine(e), e being the registry's engine of
+// that name. The dqlite client binds its worker binary as the program of
+// the cluster's nodes (dqlite.WithNodes).
+type EngineBinder interface {
+	BindEngine(e engine.Engine) engine.Engine
 }
 
 // External is a client that runs in a worker process of its own (another

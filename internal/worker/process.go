@@ -33,7 +33,7 @@ type Process struct {
 	stdin  io.WriteCloser
 	enc    *Encoder
 	dec    *Decoder
-	stderr *tail
+	stderr *proc.Tail
 	once   sync.Once
 	// OwnCPU says whether the last final event carried the worker's own
 	// process_cpu, not one Run measured from outside.
@@ -62,7 +62,7 @@ func StartProcess() (*Process, error) {
 func StartCommand(name string, args ...string) (*Process, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), EnvWorker+"=1")
-	p := &Process{stderr: &tail{max: 8 << 10}}
+	p := &Process{stderr: proc.NewTail(8 << 10)}
 	cmd.Stderr = p.stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -227,34 +227,4 @@ func (p *Process) Close() error {
 		}
 	})
 	return nil
-}
-
-// Tail keeps the last bytes written to it (a child process's standard
-// error, for messages).
-type Tail = tail
-
-// NewTail returns a Tail that keeps the last max bytes.
-func NewTail(max int) *Tail { return &tail{max: max} }
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, b...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/litebench/litebench/internal/limits"
-	"github.com/litebench/litebench/internal/serve"
 	"github.com/litebench/litebench/internal/settings"
 )
 
@@ -18,38 +17,7 @@ func Demand(w Workload, s settings.Settings) (d limits.Demand, ok bool) {
 		d.InMemory = s.Bool("in-memory")
 		return d, true
 	}
-	switch w := w.(type) {
-	case *httpW:
-		c := w.cfg
-		clients := w.concurrency
-		flags := fmt.Sprintf("--concurrency %d", clients)
-		if c.Rate > 0 {
-			clients = c.MaxInflight
-			flags = fmt.Sprintf("--max-inflight %d", clients)
-			d = ExecutorDemand(flags, clients, 1, true, c.Warmup > 0)
-		} else {
-			d = ExecutorDemand(flags, clients, 1, false, c.Warmup > 0)
-		}
-		d.Sockets = clients
-		d.Bytes = int64(clients) * 32 << 10 // each client's read buffer
-		if w.url == "" {
-			// The server runs in this process: its end of every
-			// connection, its handles, and the control's open files.
-			d.Sockets *= 2
-			d.Goroutines += clients
-			d.Conns = 1 + serve.Conns(w.strategy, w.handles, s.Int("pool"), clients)
-			if w.strategy == "file" {
-				d.Files = clients
-			}
-			if serve.Pooled(w.strategy) {
-				d.Flags = fmt.Sprintf("--handles %d %s", w.handles, flags)
-			}
-		}
-	default:
-		return d, false
-	}
-	d.InMemory = s.Bool("in-memory")
-	return d, true
+	return d, false
 }
 
 // Demander is a workload that says what a run of it holds at once.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
-	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/units"
 )
 
@@ -120,6 +119,11 @@ func RunLoad(ctx context.Context, env *Env, cfg loadgen.Config) (loadgen.Stats, 
 	return st, err
 }
 
+// ProcessCPU is the name of the process_cpu figure, the same as
+// results.ProcessCPU (a workload speaks of figures by name and does not
+// import results).
+const ProcessCPU = "process_cpu"
+
 // CPUMeter measures the process_cpu figure: the CPU litebench's whole
 // process (the client, and an in-process engine) used over the measured
 // part, in cores, a figure to tell when the client, not the server, is the
@@ -137,7 +141,7 @@ func (m *CPUMeter) Start() { m.cpu0, m.t0 = cpuuse.Process(), time.Now() }
 // warm-up that outlasted the run).
 func (m *CPUMeter) Report(env *Env) {
 	if wall := time.Since(m.t0); !m.t0.IsZero() && wall > 0 {
-		env.Figure(results.ProcessCPU, units.Cores, units.None, float64(cpuuse.Process()-m.cpu0)/float64(wall))
+		env.Figure(ProcessCPU, units.Cores, units.None, float64(cpuuse.Process()-m.cpu0)/float64(wall))
 	}
 }
 

@@ -10,8 +10,9 @@
 // Workloads written as files (the built-ins insert, read, write and mixed
 // among them) are package spec's: it registers them here. This package
 // keeps the schemas, loading (Load, which allocates nothing per row:
-// TestInsertAllocatesNothing), and the native workloads a file cannot
-// express: scan, paginate and http.
+// TestInsertAllocatesNothing), the pages table (SetupPages), and the
+// native workloads a file cannot express: scan and paginate. The http
+// workload registers here from package httpbench.
 package workload
 
 import (
@@ -266,6 +267,14 @@ func pInt(p map[string]string, name string, lo int64) (int64, error) {
 	}
 	return n, nil
 }
+
+// IntParam is parameter name as a whole number of at least lo (a count
+// such as 10k allowed), for workloads registered from other packages.
+func IntParam(p map[string]string, name string, lo int64) (int64, error) { return pInt(p, name, lo) }
+
+// SeedParam is the --seed parameter, for workloads registered from other
+// packages.
+func SeedParam(p map[string]string) (uint64, error) { return pSeed(p) }
 
 func pSchema(p map[string]string) (*Schema, error) {
 	s, ok := Schemas[p["schema"]]

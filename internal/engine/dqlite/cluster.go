@@ -19,7 +19,6 @@ import (
 
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/proc"
-	"github.com/litebench/litebench/internal/worker"
 )
 
 // Timeouts of a cluster's life.
@@ -60,7 +59,7 @@ type node struct {
 	in     io.WriteCloser
 	lines  chan Status
 	waited chan struct{}
-	stderr *worker.Tail
+	stderr *proc.Tail
 
 	mu     sync.Mutex
 	killed bool
@@ -71,7 +70,7 @@ type node struct {
 // the cluster), then the others (which join it), and waits until the
 // cluster has a leader and every node is a voter. On any failure it stops
 // and removes what it started.
-func start(ctx context.Context, r engine.Request) (inst *Cluster, err error) {
+func start(ctx context.Context, r engine.Request, program func() ([]string, error)) (inst *Cluster, err error) {
 	n := r.Settings.Int("nodes")
 	if n < 1 {
 		n = 1
@@ -80,7 +79,7 @@ func start(ctx context.Context, r engine.Request) (inst *Cluster, err error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("dqlite cluster directory: %w", err)
 	}
-	c := &Cluster{db: "litebench-" + r.Name, s: r.Settings, dir: dir, keep: r.Keep}
+	c := &Cluster{db: "litebench-" + r.Name, s: r.Settings, dir: dir, keep: r.Keep, program: program}
 	defer func() {
 		if err != nil {
 			c.Destroy()
@@ -138,12 +137,12 @@ func freePorts(n int) ([]int, error) {
 }
 
 func (c *Cluster) startNode(i int) (*node, error) {
-	args, err := Command()
+	args, err := c.command()
 	if err != nil {
 		return nil, err
 	}
 	nd := &node{n: i, addr: c.addrs[i-1], dir: filepath.Join(c.dir, fmt.Sprintf("node%d", i)),
-		lines: make(chan Status, 4), waited: make(chan struct{}), stderr: worker.NewTail(4 << 10)}
+		lines: make(chan Status, 4), waited: make(chan struct{}), stderr: proc.NewTail(4 << 10)}
 	if err := os.Mkdir(nd.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -445,13 +444,13 @@ func (c *Cluster) Strings(ctx context.Context, q string) ([]string, error) {
 }
 
 func (c *Cluster) query(ctx context.Context, mode, q string) ([]string, error) {
-	args, err := Command()
+	args, err := c.command()
 	if err != nil {
 		return nil, err
 	}
 	args = append(args, mode, c.String(), q)
 	cmd := exec.Command(args[0], args[1:]...)
-	stderr := worker.NewTail(4 << 10)
+	stderr := proc.NewTail(4 << 10)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	err = proc.Run(ctx, cmd)

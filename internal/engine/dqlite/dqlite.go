@@ -20,6 +20,9 @@ import (
 
 	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/engine"
+	// Settings are listed (help, a result's label order) in the order
+	// engines register them, at init: dqlite's follow SQLite's.
+	_ "github.com/litebench/litebench/internal/engine/sqlite"
 	"github.com/litebench/litebench/internal/settings"
 )
 
@@ -32,13 +35,20 @@ const Scheme = "dqlite://"
 // Packages are Debian's packages the dqlite target needs.
 const Packages = "go-dqlite libdqlite-dev golang-github-canonical-go-dqlite-dev"
 
-// Engine is the dqlite engine.
-var Engine engine.Engine = dqliteEngine{}
+// Engine is the dqlite engine as the registry holds it: it names the
+// settings and checks cells, but starts no cluster, for it knows no node
+// program (see WithNodes).
+var Engine engine.Engine = &dqliteEngine{}
 
-// Command is the node program's command line (the worker binary; "node"
-// and the node's flags are appended). The package that knows where the
-// worker is built sets it; nil means the target is not available.
-var Command func() ([]string, error)
+// WithNodes is the dqlite engine whose clusters run program as the node
+// program: program returns its command line (the worker binary, to which
+// "node" and the node's flags are appended). The client that carries
+// that binary hands it over this way when its target is resolved
+// (target.EngineBinder), so that the engine needs no global and no
+// knowledge of where the workers are built.
+func WithNodes(program func() ([]string, error)) engine.Engine {
+	return &dqliteEngine{program: program}
+}
 
 // LibVersion is libdqlite's version, set by a process that links it (the
 // worker); "" elsewhere.
@@ -57,12 +67,16 @@ var specs = []settings.Spec{
 	{Key: "snapshot-trailing", Default: "default", Help: "dqlite: Raft log entries kept after a snapshot (default: dqlite's 8192)", Canon: settings.Optional(settings.IntRange(0, 1<<31-1))},
 }
 
-type dqliteEngine struct{}
+type dqliteEngine struct {
+	// program is the node program's command line; nil when the engine
+	// starts no cluster.
+	program func() ([]string, error)
+}
 
-func (dqliteEngine) Name() string              { return Name }
-func (dqliteEngine) Dialect() dialect.Dialect  { return Dialect }
-func (dqliteEngine) Settings() []settings.Spec { return append([]settings.Spec(nil), specs...) }
-func (dqliteEngine) Server()                   {}
+func (*dqliteEngine) Name() string              { return Name }
+func (*dqliteEngine) Dialect() dialect.Dialect  { return Dialect }
+func (*dqliteEngine) Settings() []settings.Spec { return append([]settings.Spec(nil), specs...) }
+func (*dqliteEngine) Server()                   {}
 
 // CheckCell refuses --sync values dqlite cannot honour. dqlite (1.11)
 // appends every transaction to the Raft log and fsyncs it on a majority
@@ -72,7 +86,7 @@ func (dqliteEngine) Server()                   {}
 // --tx immediate and exclusive are refused too: go-dqlite's driver
 // begins every transaction with a plain BEGIN (the leader serialises
 // writers anyway).
-func (dqliteEngine) CheckCell(s settings.Settings) error {
+func (*dqliteEngine) CheckCell(s settings.Settings) error {
 	if tx := s.Get("tx"); tx == "immediate" || tx == "exclusive" {
 		return fmt.Errorf("--tx %s: go-dqlite's driver begins every transaction with BEGIN and has no BEGIN %s (the leader serialises writes); drop it for dqlite targets", tx, strings.ToUpper(tx))
 	}
@@ -87,7 +101,7 @@ func (dqliteEngine) CheckCell(s settings.Settings) error {
 // Provision starts a cluster of s's node count in r.Dir and waits until
 // it has a leader and every node is a voter; or, for a request whose Path
 // is a dqlite DSN (the worker's side), names that cluster.
-func (dqliteEngine) Provision(ctx context.Context, r engine.Request) (engine.Instance, error) {
+func (e *dqliteEngine) Provision(ctx context.Context, r engine.Request) (engine.Instance, error) {
 	if strings.HasPrefix(r.Path, Scheme) {
 		addrs, db, err := ParseDSN(r.Path)
 		if err != nil {
@@ -95,10 +109,10 @@ func (dqliteEngine) Provision(ctx context.Context, r engine.Request) (engine.Ins
 		}
 		return &Cluster{addrs: addrs, db: db, s: r.Settings}, nil
 	}
-	if Command == nil {
+	if e.program == nil {
 		return nil, errors.New("the dqlite target is not available: " + Missing)
 	}
-	return start(ctx, r)
+	return start(ctx, r, e.program)
 }
 
 // Dialect is SQLite's, but for the bound parameters of one statement:
@@ -137,6 +151,17 @@ type Cluster struct {
 	dir   string
 	keep  bool
 	nodes []*node
+	// program is the node program's command line (WithNodes); nil in a
+	// cluster named by its DSN.
+	program func() ([]string, error)
+}
+
+// command is the node program's command line.
+func (c *Cluster) command() ([]string, error) {
+	if c.program == nil {
+		return nil, errors.New("the dqlite target is not available: " + Missing)
+	}
+	return c.program()
 }
 
 func (c *Cluster) String() string { return DSN(c.addrs, c.db) }

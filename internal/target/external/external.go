@@ -97,9 +97,6 @@ func init() {
 			continue
 		}
 		target.Register(c)
-		if w.Engine == dqlite.Name {
-			dqlite.Command = c.Command
-		}
 	}
 }
 
@@ -244,6 +241,15 @@ func (c *client) Command() ([]string, error) {
 		}
 	}
 	return args, nil
+}
+
+// BindEngine gives the dqlite engine the worker binary as the program of
+// its nodes (the binary's node mode); other engines are the registry's.
+func (c *client) BindEngine(e engine.Engine) engine.Engine {
+	if c.w.Engine == dqlite.Name {
+		return dqlite.WithNodes(c.Command)
+	}
+	return e
 }
 
 // Caps are the capabilities the worker announces in hello.

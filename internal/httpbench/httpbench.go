@@ -1,4 +1,9 @@
-package workload
+// Package httpbench is the http workload: an HTTP server (package serve)
+// returns one page row by each --strategy, loaded over loopback by the
+// built-in client (package httpclient); it reproduces "Making SQLite faster
+// in Go" (Turriate 2020). It registers with package workload like the
+// other native workloads; the pages table and its rows are workload's.
+package httpbench
 
 import (
 	"context"
@@ -16,41 +21,42 @@ import (
 
 	"github.com/litebench/litebench/internal/cpuuse"
 	"github.com/litebench/litebench/internal/httpclient"
+	"github.com/litebench/litebench/internal/limits"
 	"github.com/litebench/litebench/internal/loadgen"
 	"github.com/litebench/litebench/internal/metrics"
-	"github.com/litebench/litebench/internal/results"
 	"github.com/litebench/litebench/internal/serve"
 	"github.com/litebench/litebench/internal/settings"
 	"github.com/litebench/litebench/internal/target"
 	"github.com/litebench/litebench/internal/units"
+	"github.com/litebench/litebench/internal/workload"
 )
 
 var httpOps = metrics.Ops{"request"}
 
 func init() {
-	Register(&Spec{
+	workload.Register(&workload.Spec{
 		Name:    "http",
 		Summary: "an HTTP server returns one page row by each --strategy, loaded over loopback by a built-in client (reproduces \"Making SQLite faster in Go\", Turriate 2020)",
 		Command: []string{"run", "http"},
-		Params: []Param{
-			{"strategy", "stmt-pool", "plain, prepared, conn-pool, stmt-pool, direct, file (the control)", true},
-			{"server", serve.DefaultServer, "HTTP server: " + strings.Join(serve.Servers, " or ") + " (the published experiment used fasthttp, through fiber)", true},
-			{"concurrency", "50", "closed loop: concurrent client connections (as wrk -c and hey -c)", true},
-			{"client", "events", "closed loop: 'events' drives the connections from event loops, as wrk's threads do (Linux; elsewhere goroutines); 'goroutines' gives each connection a goroutine, as hey does", true},
-			{"loops", "1", "--client events: event loops (as wrk -t); one drives about 100k requests/s on a core of this machine: raise it when client_cpu nears 1", true},
-			{"handles", "5", "N of conn-pool, stmt-pool and direct (the published experiment used 5, then 20)", true},
-			{"rows", "100", "pages in the table", true},
-			{"body-size", "5400", "bytes of each page body", true},
-			{"immutable", "false", "open the serving handles with immutable=1 (read-only, no locking)", true},
-			{"direct-target", "zombie", "target of --strategy direct when --target is a database/sql driver", false},
-			{"duration", "5s", "length of the measured part (ignored when --count is set)", true},
-			{"count", "0", "measured requests in total, instead of --duration", true},
-			{"warmup", "0s", "run this long first, unrecorded", false},
-			{"rate", "0", "open loop: requests per second (0 = closed loop)", true},
-			{"arrivals", "uniform", "open-loop spacing: uniform or poisson", true},
-			{"max-inflight", "200", "open loop: most requests in flight at once", true},
-			{"url", "", "load this already running server (e.g. 'litebench serve') instead of starting one; bodies must be --body-size bytes", false},
-			{"seed", "1", "data seed", false},
+		Params: []workload.Param{
+			{Name: "strategy", Default: "stmt-pool", Help: "plain, prepared, conn-pool, stmt-pool, direct, file (the control)", Sweep: true},
+			{Name: "server", Default: serve.DefaultServer, Help: "HTTP server: " + strings.Join(serve.Servers, " or ") + " (the published experiment used fasthttp, through fiber)", Sweep: true},
+			{Name: "concurrency", Default: "50", Help: "closed loop: concurrent client connections (as wrk -c and hey -c)", Sweep: true},
+			{Name: "client", Default: "events", Help: "closed loop: 'events' drives the connections from event loops, as wrk's threads do (Linux; elsewhere goroutines); 'goroutines' gives each connection a goroutine, as hey does", Sweep: true},
+			{Name: "loops", Default: "1", Help: "--client events: event loops (as wrk -t); one drives about 100k requests/s on a core of this machine: raise it when client_cpu nears 1", Sweep: true},
+			{Name: "handles", Default: "5", Help: "N of conn-pool, stmt-pool and direct (the published experiment used 5, then 20)", Sweep: true},
+			{Name: "rows", Default: "100", Help: "pages in the table", Sweep: true},
+			{Name: "body-size", Default: "5400", Help: "bytes of each page body", Sweep: true},
+			{Name: "immutable", Default: "false", Help: "open the serving handles with immutable=1 (read-only, no locking)", Sweep: true},
+			{Name: "direct-target", Default: "zombie", Help: "target of --strategy direct when --target is a database/sql driver", Sweep: false},
+			{Name: "duration", Default: "5s", Help: "length of the measured part (ignored when --count is set)", Sweep: true},
+			{Name: "count", Default: "0", Help: "measured requests in total, instead of --duration", Sweep: true},
+			{Name: "warmup", Default: "0s", Help: "run this long first, unrecorded", Sweep: false},
+			{Name: "rate", Default: "0", Help: "open loop: requests per second (0 = closed loop)", Sweep: true},
+			{Name: "arrivals", Default: "uniform", Help: "open-loop spacing: uniform or poisson", Sweep: true},
+			{Name: "max-inflight", Default: "200", Help: "open loop: most requests in flight at once", Sweep: true},
+			{Name: "url", Default: "", Help: "load this already running server (e.g. 'litebench serve') instead of starting one; bodies must be --body-size bytes", Sweep: false},
+			{Name: "seed", Default: "1", Help: "data seed", Sweep: false},
 		},
 		New: newHTTP,
 	})
@@ -74,7 +80,7 @@ type httpW struct {
 	file         string
 }
 
-func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
+func newHTTP(p map[string]string, s settings.Settings) (workload.Workload, error) {
 	w := &httpW{params: p, strategy: p["strategy"], server: p["server"], directTarget: p["direct-target"], url: p["url"]}
 	if w.url != "" {
 		if _, err := httpclient.Parse(w.url); err != nil {
@@ -89,7 +95,7 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 	default:
 		return nil, fmt.Errorf("--client %q: want events or goroutines", w.client)
 	}
-	loops, err := pInt(p, "loops", 1)
+	loops, err := workload.IntParam(p, "loops", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -98,29 +104,29 @@ func newHTTP(p map[string]string, s settings.Settings) (Workload, error) {
 	if err := serve.Check(w.strategy, nil, s.Bool("in-memory")); err != nil {
 		return nil, err
 	}
-	n, err := pInt(p, "concurrency", 1)
+	n, err := workload.IntParam(p, "concurrency", 1)
 	if err != nil {
 		return nil, err
 	}
 	w.concurrency = int(n)
-	if n, err = pInt(p, "handles", 1); err != nil {
+	if n, err = workload.IntParam(p, "handles", 1); err != nil {
 		return nil, err
 	}
 	w.handles = int(n)
-	if w.rows, err = pInt(p, "rows", 1); err != nil {
+	if w.rows, err = workload.IntParam(p, "rows", 1); err != nil {
 		return nil, err
 	}
-	if n, err = pInt(p, "body-size", 1); err != nil {
+	if n, err = workload.IntParam(p, "body-size", 1); err != nil {
 		return nil, err
 	}
 	w.bodySize = int(n)
 	if w.immutable, err = strconv.ParseBool(p["immutable"]); err != nil {
 		return nil, fmt.Errorf("--immutable %q: want true or false", p["immutable"])
 	}
-	if w.seed, err = pSeed(p); err != nil {
+	if w.seed, err = workload.SeedParam(p); err != nil {
 		return nil, err
 	}
-	if w.cfg, err = LoadConfig(p, httpOps, w.seed); err != nil {
+	if w.cfg, err = workload.LoadConfig(p, httpOps, w.seed); err != nil {
 		return nil, err
 	}
 	c := &w.cfg
@@ -154,8 +160,8 @@ func (w *httpW) TargetFor(t target.Target) string {
 
 // Setup creates and fills the pages table and writes page 1's body to a
 // file for the control.
-func (w *httpW) Setup(ctx context.Context, env *Env) error {
-	if err := SetupPages(ctx, env.Session, w.rows, w.bodySize, w.seed, w.immutable); err != nil {
+func (w *httpW) Setup(ctx context.Context, env *workload.Env) error {
+	if err := workload.SetupPages(ctx, env.Session, w.rows, w.bodySize, w.seed, w.immutable); err != nil {
 		return err
 	}
 	dir := os.TempDir()
@@ -167,59 +173,14 @@ func (w *httpW) Setup(ctx context.Context, env *Env) error {
 		return err
 	}
 	w.file = f.Name()
-	_, err = f.WriteString(Text(w.seed, 0, w.bodySize))
+	_, err = f.WriteString(workload.Text(w.seed, 0, w.bodySize))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// SetupPages creates the pages schema with rows bodies of bodySize bytes
-// (the schema's rows, with their bodies at that size). For immutable
-// readers everything is checkpointed into the main file first: an
-// immutable open does not look at the WAL.
-func SetupPages(ctx context.Context, sess *target.Session, rows int64, bodySize int, seed uint64, immutable bool) error {
-	if err := setupPages(ctx, sess.Setup(), rows, bodySize, seed); err != nil {
-		return err
-	}
-	if q := sess.Dialect().Checkpoint(); immutable && q != "" {
-		return sess.DB().Exec(ctx, q, nil)
-	}
-	return nil
-}
-
-func setupPages(ctx context.Context, sess *target.Session, rows int64, bodySize int, seed uint64) error {
-	sc := Schemas["pages"]
-	if err := CreateSchema(ctx, sess, sc); err != nil {
-		return err
-	}
-	st, err := sess.Prepare(ctx, sess.Dialect().Insert(sc.Table, sc.Columns, 1), target.Write)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	w := sess.Writer()
-	if err := w.Begin(ctx); err != nil {
-		return err
-	}
-	var a target.Args
-	for i := int64(0); i < rows; i++ {
-		a.Reset()
-		a.Int(i + 1)
-		a.Text(Text(seed, i, bodySize))
-		err := ctx.Err() // direct-API transactions do not watch ctx
-		if err == nil {
-			err = w.Exec(ctx, st, &a)
-		}
-		if err != nil {
-			w.Rollback()
-			return err
-		}
-	}
-	return w.Commit()
-}
-
-func (w *httpW) Run(ctx context.Context, env *Env) error {
+func (w *httpW) Run(ctx context.Context, env *workload.Env) error {
 	defer os.Remove(w.file)
 	url := w.url
 	if url == "" {
@@ -291,13 +252,45 @@ func (w *httpW) Run(ctx context.Context, env *Env) error {
 	var meter atomic.Pointer[cpuuse.Meter]
 	cfg.OnMeasure = func(time.Time) { meter.Store(cpuuse.Start(w.url == "")) }
 	pprof.SetGoroutineLabels(cpuuse.Label(ctx, "client")) // and the load generator's goroutines
-	_, err = RunLoad(ctx, env, cfg)
+	_, err = workload.RunLoad(ctx, env, cfg)
 	pprof.SetGoroutineLabels(ctx)
 	if m := meter.Load(); m != nil {
 		reportCPU(env, m.Stop(), w.url == "")
 	}
 	env.Figure("body_size", units.ByteSize, units.None, float64(w.bodySize))
 	return err
+}
+
+// Demand is what a run holds at once: a connection (and socket) per
+// client, with the server's end of each and its handles when the server
+// runs in this process.
+func (w *httpW) Demand(s settings.Settings) (d limits.Demand) {
+	c := w.cfg
+	clients := w.concurrency
+	flags := fmt.Sprintf("--concurrency %d", clients)
+	if c.Rate > 0 {
+		clients = c.MaxInflight
+		flags = fmt.Sprintf("--max-inflight %d", clients)
+		d = workload.ExecutorDemand(flags, clients, 1, true, c.Warmup > 0)
+	} else {
+		d = workload.ExecutorDemand(flags, clients, 1, false, c.Warmup > 0)
+	}
+	d.Sockets = clients
+	d.Bytes = int64(clients) * 32 << 10 // each client's read buffer
+	if w.url == "" {
+		// The server runs in this process: its end of every
+		// connection, its handles, and the control's open files.
+		d.Sockets *= 2
+		d.Goroutines += clients
+		d.Conns = 1 + serve.Conns(w.strategy, w.handles, s.Int("pool"), clients)
+		if w.strategy == "file" {
+			d.Files = clients
+		}
+		if serve.Pooled(w.strategy) {
+			d.Flags = fmt.Sprintf("--handles %d %s", w.handles, flags)
+		}
+	}
+	return d
 }
 
 // ClientWarnShare is the share of the machine's cores above which the
@@ -309,11 +302,11 @@ const ClientWarnShare = 0.4
 // the client's and the server's (sampled shares of the process's when the
 // server ran in it), with a warning when the client used more than
 // ClientWarnShare of the machine's cores.
-func reportCPU(env *Env, u cpuuse.Use, inProcess bool) {
+func reportCPU(env *workload.Env, u cpuuse.Use, inProcess bool) {
 	cores := u.Cores()
 	// The same measure as RunLoad's, over the meter's interval, so that
 	// the shares add up to it.
-	env.SetFigure(results.ProcessCPU, units.Cores, units.None, cores)
+	env.SetFigure(workload.ProcessCPU, units.Cores, units.None, cores)
 	client, sampled := cores, !inProcess
 	if inProcess {
 		if client, sampled = u.SideCores("client"); sampled {
