@@ -94,8 +94,7 @@ DESCRIPTION
 var auditPage = helpPage{text: auditHelp, group: "AUDIT FLAGS", examples: []string{
 	"litebench audit",
 	"litebench audit --target ncruces-direct --journal delete,wal --sync off,normal,full",
-	"litebench audit --fault process-kill --target mattn --journal wal --sync off --trials 50",
-	"litebench audit write --target ncruces-direct --journal wal --sync normal --batch 10",
+	"litebench audit write --fault process-kill --target mattn --journal wal --sync off --trials 50",
 	"litebench audit --fault power-loss --target mattn,modernc --journal wal --sync full --power-model torn,reorder",
 }, seeAlso: []string{"suite durability", "list targets", "show"},
 	exit: "0 the audit ran (findings are results, not errors), 1 a trial failed or no trial of a cell could be verified, 2 bad input (nothing was touched), 130 interrupted."}
