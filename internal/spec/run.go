@@ -110,14 +110,13 @@ func (w *Workload) lookup(name string) (string, bool) {
 }
 
 // prepare readies every statement of the run on the pools its steps use.
-func (w *Workload) prepare(ctx context.Context, sess *target.Session) (func(), error) {
+func (m *machine) prepare(ctx context.Context, sess *target.Session) (func(), error) {
 	var all []*target.Statement
 	done := func() {
 		for _, s := range all {
 			s.Close()
 		}
 	}
-	d := sess.Dialect()
 	prep := func(q string, side target.Side, at Pos) (*target.Statement, error) {
 		st, err := sess.Prepare(ctx, q, side)
 		if err != nil {
@@ -127,41 +126,36 @@ func (w *Workload) prepare(ctx context.Context, sess *target.Session) (func(), e
 		return st, nil
 	}
 	var err error
-	for _, s := range w.stmts {
-		q := s.s.SQL
-		if alt, ok := s.s.dialects[d.Name()]; ok {
-			q = alt
-		}
-		q = render(q, scanParams(q), d)
+	for _, s := range m.stmts {
 		if s.needRead {
-			if s.prep.read, err = prep(q, target.Read, s.s.Pos); err != nil {
+			if s.prep.read, err = prep(s.sql, target.Read, s.at); err != nil {
 				done()
 				return nil, err
 			}
 		}
 		if s.needWrite {
-			if s.prep.write, err = prep(q, target.Write, s.s.Pos); err != nil {
+			if s.prep.write, err = prep(s.sql, target.Write, s.at); err != nil {
 				done()
 				return nil, err
 			}
 		}
 	}
-	for _, op := range w.tops {
+	for _, op := range m.tops {
 		side := target.Write
 		if op.kind == opRead {
 			side = target.Read
 		}
 		at := op.t.t.Pos
-		if op.custom != nil {
-			at = op.custom.Pos
+		if op.stmt {
+			at = op.at
 		}
-		if op.prep, err = prep(op.sql(d), side, at); err != nil {
+		if op.prep, err = prep(op.own, side, at); err != nil {
 			done()
 			return nil, err
 		}
 	}
-	for _, op := range w.natives {
-		if op.prep, err = prep(op.render(d), target.Read, op.t.t.Pos); err != nil {
+	for _, op := range m.natives {
+		if op.prep, err = prep(op.sql, target.Read, op.t.t.Pos); err != nil {
 			done()
 			return nil, err
 		}
@@ -188,7 +182,11 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 	}
-	closeAll, err := w.prepare(stmtCtx, sess)
+	m, err := w.machine(sess.Dialect())
+	if err != nil {
+		return err
+	}
+	closeAll, err := m.prepare(stmtCtx, sess)
 	if err != nil {
 		return err
 	}
@@ -197,7 +195,7 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 			closeAll() // never under an operation still running
 		}
 	}()
-	sh := &shared{sess: sess, slots: w.executors, tops: w.tops, scale: w.scale, ack: env.Ack}
+	sh := &shared{sess: sess, slots: w.executors, scale: w.scale, ack: env.Ack}
 	cfg.Classify = func(err error) string {
 		switch {
 		case errors.Is(err, errMissing), errors.Is(err, errNoRow):
@@ -205,7 +203,7 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 		}
 		return sess.Classify(err).String()
 	}
-	cfg.NewExecutor = func(i int) (loadgen.Executor, error) { return w.newExecutor(stmtCtx, sh, i) }
+	cfg.NewExecutor = func(i int) (loadgen.Executor, error) { return m.newExecutor(stmtCtx, sh, i) }
 	st, err := workload.RunLoad(ctx, env, cfg)
 	if cfg.Rate > 0 {
 		if el := st.End.Sub(st.Start).Seconds(); el > 0 {
@@ -362,7 +360,11 @@ func (w *Workload) Validate(ctx context.Context, t target.Target) error {
 	for _, tr := range w.tables {
 		tr.claims = newClaims(tr.rows, 1)
 	}
-	done, err := w.prepare(ctx, sess)
+	m, err := w.machine(sess.Dialect())
+	if err != nil {
+		return err
+	}
+	done, err := m.prepare(ctx, sess)
 	if err != nil {
 		return err
 	}

@@ -36,8 +36,9 @@ type Local struct {
 func NewLocal() *Local { return &Local{} }
 
 // Caps are what the Go worker can do. It runs workload files (CapProgram)
-// from the job's definition (Spec), the source their program is compiled
-// from, with the interpreter that is the programs' reference.
+// from the job's definition (Spec): it compiles them to their program,
+// as the controller does for workers of other languages, and runs the
+// program.
 var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", CapProgram, CapInsertRange}
 
 // Hello describes the worker.
