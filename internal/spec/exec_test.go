@@ -99,7 +99,7 @@ steps = ['\set id random(1, 1000)', '\set v text(5, 20)', "set"]
 steps = ['\set id key(kv, zipfian)', "BEGIN", "get", '\set v hex(4)', "set", "COMMIT", '\sleep 0 us']
 `
 
-// The interpreter allocates nothing per operation: expressions,
+// The executor allocates nothing per operation: expressions,
 // variables, text values, binding integer and text parameters, reading a
 // row into variables, transactions and per-statement timing.
 func TestInterpreterAllocatesNothing(t *testing.T) {
