@@ -3,9 +3,12 @@ package spec
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/loadgen"
+	"github.com/litebench/litebench/internal/metrics"
 )
 
 // A machine is a Program loaded for execution: what the Go worker runs.
@@ -33,6 +36,7 @@ type machine struct {
 	stmts   []*stmtRun
 	tops    []*tableOp
 	natives []*nativeOp
+	checks  []*checkRun
 }
 
 // machine compiles the cell for an engine's dialect and loads the
@@ -43,6 +47,63 @@ func (w *Workload) machine(d dialect.Dialect) (*machine, error) {
 		return nil, err
 	}
 	return loadProgram(p, w.tables, d, ExplicitTx(w.set.Get("tx")))
+}
+
+// loaded is the cell's machine for a dialect, loaded once: set-up reads
+// into it what its checks compare with after the run.
+func (w *Workload) loaded(d dialect.Dialect) (*machine, error) {
+	if w.mach != nil && w.machFor == d.Name() {
+		return w.mach, nil
+	}
+	m, err := w.machine(d)
+	if err != nil {
+		return nil, err
+	}
+	w.mach, w.machFor = m, d.Name()
+	return m, nil
+}
+
+// loadConfig is the load model of the program, over cfg (the rest of the
+// run's load configuration).
+func (m *machine) loadConfig(cfg loadgen.Config) loadgen.Config {
+	l := m.p.Load
+	cfg.Ops, cfg.Seed = metrics.Ops(m.p.Ops), m.seed
+	cfg.Duration, cfg.Warmup, cfg.Count = time.Duration(l.DurationNS), time.Duration(l.WarmupNS), l.Count
+	cfg.Rate, cfg.Arrivals, cfg.MaxInflight = l.Rate, loadgen.Arrivals(l.Arrivals), l.MaxInflight
+	cfg.Roles = l.Roles
+	cfg.Choose = mixChooser(m.seed, l.Mix)
+	return cfg
+}
+
+// mixChooser chooses operation seq's transaction by the mix's weights
+// (docs/workload-program.md, Running).
+func mixChooser(seed uint64, mix []ProgramWeight) func(uint64) int {
+	total := 0.0
+	for _, x := range mix {
+		total += x.Weight
+	}
+	if total <= 0 || len(mix) == 0 {
+		first := 0
+		if len(mix) > 0 {
+			first = mix[0].Txn
+		}
+		return func(uint64) int { return first }
+	}
+	thr := make([]float64, len(mix))
+	acc, scale := 0.0, 10000/total
+	for i, x := range mix {
+		acc += x.Weight
+		thr[i] = acc * scale
+	}
+	return func(seq uint64) int {
+		x := float64(gen.Draw(seed, gen.StreamOps, seq) % 10000)
+		for i, t := range thr {
+			if x < t {
+				return mix[i].Txn
+			}
+		}
+		return mix[len(mix)-1].Txn
+	}
 }
 
 // loadProgram loads p over tables (p.Tables[k] is tables[k]). explicit
@@ -153,6 +214,23 @@ func loadProgram(p *Program, tables []*tableRun, d dialect.Dialect, explicit boo
 		m.txns = append(m.txns, tr)
 	}
 	m.bufs = l.bufs
+	for _, c := range p.Checks {
+		kind, ok := map[string]int{"eq": expectEq, "cmp": expectCmp, "unchanged": expectUnchanged, "empty": expectEmpty}[c.Expect]
+		if !ok {
+			return nil, fmt.Errorf("program: check %s: unknown expectation %q", c.Name, c.Expect)
+		}
+		op := c.Cmp
+		if kind == expectEq {
+			op = "="
+		}
+		m.checks = append(m.checks, &checkRun{name: c.Name, at: Pos{File: c.At}, sql: c.SQL, kind: kind, op: op, want: c.Want})
+	}
+	if p.Insert != nil && (p.Insert.Table < 0 || p.Insert.Table >= len(tables)) {
+		return nil, fmt.Errorf("program: insert into table %d of %d", p.Insert.Table, len(tables))
+	}
+	if p.Insert == nil && p.Load == nil {
+		return nil, fmt.Errorf("program: neither load nor insert")
+	}
 	return m, nil
 }
 

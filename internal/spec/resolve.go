@@ -52,6 +52,9 @@ type Workload struct {
 	// begins are the BEGIN steps of the transactions, whose modes
 	// CheckBegin compares with the tx setting.
 	begins []*Step
+	// mach is the cell's program loaded for the dialect machFor.
+	mach    *machine
+	machFor string
 }
 
 type txnRun struct {
