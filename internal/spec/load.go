@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -61,6 +63,31 @@ func (w *Workload) loaded(d dialect.Dialect) (*machine, error) {
 	}
 	w.mach, w.machFor = m, d.Name()
 	return m, nil
+}
+
+// UseProgram has the cell run the program a job carries (its JSON,
+// compiled for d by the controller) rather than the one it compiles: a
+// Go worker process runs what workers of other languages are sent. The
+// program must be the one the cell compiles to (the same workload,
+// parameters, settings and seed, from the same version of litebench).
+func (w *Workload) UseProgram(raw json.RawMessage, d dialect.Dialect) error {
+	own, err := w.ProgramJSON(d)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(bytes.TrimSpace(raw), own) {
+		return fmt.Errorf("job: its program is not %s compiled for %s (a controller of another version?); send the job without it, or from this version", w.f.Name, d.Name())
+	}
+	var p Program
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("job: program: %v", err)
+	}
+	m, err := loadProgram(&p, w.tables, d, ExplicitTx(w.set.Get("tx")))
+	if err != nil {
+		return err
+	}
+	w.mach, w.machFor = m, d.Name()
+	return nil
 }
 
 // loadConfig is the load model of the program, over cfg (the rest of the

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
@@ -118,6 +120,15 @@ func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
 	wl, tgt, err := Resolve(j)
 	if err != nil {
 		return Event{}, err
+	}
+	if u, ok := wl.(interface {
+		UseProgram(json.RawMessage, dialect.Dialect) error
+	}); ok && len(j.Program) > 0 {
+		// Run the program the job carries, as a worker of another
+		// language does.
+		if err := u.UseProgram(j.Program, tgt.Engine().Dialect()); err != nil {
+			return Event{}, err
+		}
 	}
 	if j.Settings["in-memory"] != "true" && !engine.IsServed(tgt.Engine()) {
 		// A controller checks the path before it hands it over; a worker
