@@ -306,9 +306,7 @@ func BenchmarkInterpreter(b *testing.B) {
 			e, _ := executorOn(b, w)
 			ctx := context.Background()
 			b.ReportAllocs()
-			for b.Loop() {
-				e.Do(ctx, op)
-			}
+			loopCPU(b, func() { e.Do(ctx, op) })
 		})
 	}
 }
@@ -338,9 +336,7 @@ steps = ['\set id random(0, 99999)', "get"]
 			e, _ := executorOn(b, c.w())
 			ctx := context.Background()
 			b.ReportAllocs()
-			for b.Loop() {
-				e.Do(ctx, c.op)
-			}
+			loopCPU(b, func() { e.Do(ctx, c.op) })
 		})
 	}
 }
