@@ -33,7 +33,7 @@ func NewEvaluator(p *Program, worker int) (*Evaluator, error) {
 	}
 	e := &Evaluator{p: p, seed: seed}
 	for _, t := range p.Tables {
-		sc, err := t.Schema()
+		sc, err := tableSchema(t)
 		if err != nil {
 			return nil, err
 		}
@@ -176,8 +176,8 @@ func IsEvalError(err error) bool {
 	return errors.As(err, &ee)
 }
 
-// Schema builds the table's schema from its program form.
-func (t ProgramTable) Schema() (*workload.Schema, error) {
+// tableSchema builds the table's schema from its program form.
+func tableSchema(t ProgramTable) (*workload.Schema, error) {
 	var cols []gen.Column
 	ddl := dialect.Table{Name: t.Name}
 	for _, c := range t.Columns {
