@@ -252,9 +252,15 @@ func Run(ctx context.Context, sp Spec) *results.Result {
 		w = l
 		setup, err = l.SetupWith(ctx, job, sp.Workload, sp.Target, inst)
 	} else {
-		if w, err = worker.For(placement); err == nil {
-			if _, err = w.Hello(ctx); err == nil {
-				setup, err = w.Setup(ctx, job)
+		if pg, ok := sp.Workload.(worker.Programmed); ok && job.Spec != nil {
+			// A Go worker process runs the program too.
+			job.Program, err = pg.ProgramJSON(sp.Target.Engine().Dialect())
+		}
+		if err == nil {
+			if w, err = worker.For(placement); err == nil {
+				if _, err = w.Hello(ctx); err == nil {
+					setup, err = w.Setup(ctx, job)
+				}
 			}
 		}
 	}

@@ -22,7 +22,7 @@ type preparedStmt struct {
 // operation: variables keep their own buffers, arguments are typed and
 // reused, rows are scanned into buffers that are refilled in place.
 type executor struct {
-	w      *Workload
+	m      *machine
 	sess   *target.Session
 	ctx    context.Context
 	slot   int
@@ -53,25 +53,25 @@ type executor struct {
 // transaction's go.
 func (e *executor) Record(rec *metrics.Recorder) { e.rec = rec }
 
-func (w *Workload) newExecutor(ctx context.Context, sh *shared, i int) (*executor, error) {
+func (m *machine) newExecutor(ctx context.Context, sh *shared, i int) (*executor, error) {
 	if i >= sh.slots {
 		return nil, fmt.Errorf("executor %d past the %d planned", i, sh.slots)
 	}
-	e := &executor{w: w, sess: sh.sess, ctx: ctx, slot: i, writer: sh.sess.Writer(), reader: sh.sess.Reader(), ack: sh.ack}
-	e.x.vars = make([]slot, len(w.sc.names))
-	for k, c := range w.consts {
-		if c.set {
-			e.x.vars[k].assign(c.v)
+	e := &executor{m: m, sess: sh.sess, ctx: ctx, slot: i, writer: sh.sess.Writer(), reader: sh.sess.Reader(), ack: sh.ack}
+	e.x.vars = make([]slot, len(m.vars))
+	for k, v := range m.vars {
+		if v.set {
+			e.x.vars[k].assign(v.v)
 		}
 	}
-	e.x.vars[w.sc.slots["client_id"]].assign(ival(int64(i)))
-	if w.scaleSlot >= 0 {
-		e.x.vars[w.scaleSlot].assign(ival(sh.scale))
+	e.x.vars[m.clientID].assign(ival(int64(i)))
+	if m.scale >= 0 {
+		e.x.vars[m.scale].assign(ival(sh.scale))
 	}
-	e.x.rng = gen.SplitMix{State: gen.Draw(w.seed, gen.StreamKeys, uint64(i)+1)}
-	e.x.bufs = make([][]byte, w.sc.bufs)
+	e.x.rng = gen.SplitMix{State: gen.Draw(m.seed, gen.StreamKeys, uint64(i)+1)}
+	e.x.bufs = make([][]byte, m.bufs)
 	most := 0
-	for _, s := range w.stmts {
+	for _, s := range m.stmts {
 		most = max(most, len(s.into))
 	}
 	e.bufs = make([][]byte, most)
@@ -81,11 +81,11 @@ func (w *Workload) newExecutor(ctx context.Context, sh *shared, i int) (*executo
 		e.dest[k] = &e.bufs[k]
 	}
 	e.sink = e.scanInto
-	for _, op := range sh.tops {
-		e.tops = append(e.tops, newTopState(op, w))
+	for _, op := range m.tops {
+		e.tops = append(e.tops, newTopState(op))
 	}
-	e.reads = make([]*topState, len(w.txns))
-	for k, t := range w.txns {
+	e.reads = make([]*topState, len(m.txns))
+	for k, t := range m.txns {
 		if len(t.steps) == 1 && t.steps[0].kind == sTable && t.steps[0].top.kind == opRead {
 			e.reads[k] = e.tops[t.steps[0].top.idx]
 		}
@@ -105,7 +105,7 @@ func (e *executor) Do(_ context.Context, op int) (int, error) {
 		}
 		return 0, err
 	}
-	t := e.w.txns[op]
+	t := e.m.txns[op]
 	for retries := 0; ; retries++ {
 		saved := e.x.rng
 		tableRetries, err := e.run(t)
@@ -162,7 +162,7 @@ func (e *executor) run(t *txnRun) (int, error) {
 			var v value
 			if v, err = st.e.eval(&e.x); err == nil {
 				var n int64
-				if n, err = toInt(v, st.src.pos); err == nil && n > 0 {
+				if n, err = toInt(v, st.at); err == nil && n > 0 {
 					time.Sleep(time.Duration(n * st.unit))
 				}
 			}
@@ -239,7 +239,7 @@ func (e *executor) sqlOnce(st *stepRun) error {
 		return w.Rollback()
 	}
 	s := st.stmt
-	if err := e.bind(s, st.src); err != nil {
+	if err := e.bind(s); err != nil {
 		return err
 	}
 	fn := discard
@@ -268,13 +268,12 @@ func (e *executor) sqlOnce(st *stepRun) error {
 }
 
 // bind sets the statement's arguments from its variables.
-func (e *executor) bind(s *stmtRun, at *Step) error {
+func (e *executor) bind(s *stmtRun) error {
 	e.args.Reset()
-	for k, sl := range s.binds {
+	for _, sl := range s.binds {
 		v := &e.x.vars[sl]
 		if !v.set {
-			p := s.s.params[k]
-			return &evalError{pos: s.s.at(p.off), msg: "variable :" + p.name + " is not set"}
+			return &evalError{pos: s.at, msg: "variable :" + e.m.names[sl] + " is not set"}
 		}
 		switch v.v.k {
 		case vInt, vBool:
@@ -317,7 +316,6 @@ func (e *executor) scanInto(r target.Row) error {
 type shared struct {
 	sess  *target.Session
 	slots int
-	tops  []*tableOp
 	scale int64
 	ack   func(first, n int64)
 }

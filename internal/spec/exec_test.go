@@ -34,12 +34,16 @@ func executorOnClient(t testing.TB, w *Workload, c *targettest.Client) *executor
 	for _, tr := range w.tables {
 		tr.claims = newClaims(tr.rows, 1)
 	}
-	done, err := w.prepare(ctx, sess)
+	m, err := w.machine(sess.Dialect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := m.prepare(ctx, sess)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(done)
-	e, err := w.newExecutor(ctx, &shared{sess: sess, slots: 1, tops: w.tops, scale: 1}, 0)
+	e, err := m.newExecutor(ctx, &shared{sess: sess, slots: 1, scale: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +99,7 @@ steps = ['\set id random(1, 1000)', '\set v text(5, 20)', "set"]
 steps = ['\set id key(kv, zipfian)', "BEGIN", "get", '\set v hex(4)', "set", "COMMIT", '\sleep 0 us']
 `
 
-// The interpreter allocates nothing per operation: expressions,
+// The executor allocates nothing per operation: expressions,
 // variables, text values, binding integer and text parameters, reading a
 // row into variables, transactions and per-statement timing.
 func TestInterpreterAllocatesNothing(t *testing.T) {
@@ -267,10 +271,10 @@ func TestTransactionRetriesWithTheSameDraws(t *testing.T) {
 	fail := 2
 	var ids []int64
 	idSlot := w.sc.slots["id"]
-	orig := e.w.txns[1].steps
+	orig := e.m.txns[1].steps
 	probe := &stepRun{kind: sSet, part: -1, e: &failing{n: &fail, seen: func() { ids = append(ids, e.x.vars[idSlot].v.i) }}, slot: probeSlot}
-	e.w.txns[1].steps = append([]*stepRun{orig[0], probe}, orig[1:]...)
-	defer func() { e.w.txns[1].steps = orig }()
+	e.m.txns[1].steps = append([]*stepRun{orig[0], probe}, orig[1:]...)
+	defer func() { e.m.txns[1].steps = orig }()
 	retries, err := e.Do(context.Background(), 1)
 	if err != nil || retries != 2 {
 		t.Fatalf("retries %d, err %v; want 2, nil", retries, err)
@@ -302,9 +306,7 @@ func BenchmarkInterpreter(b *testing.B) {
 			e, _ := executorOn(b, w)
 			ctx := context.Background()
 			b.ReportAllocs()
-			for b.Loop() {
-				e.Do(ctx, op)
-			}
+			loopCPU(b, func() { e.Do(ctx, op) })
 		})
 	}
 }
@@ -334,9 +336,7 @@ steps = ['\set id random(0, 99999)', "get"]
 			e, _ := executorOn(b, c.w())
 			ctx := context.Background()
 			b.ReportAllocs()
-			for b.Loop() {
-				e.Do(ctx, c.op)
-			}
+			loopCPU(b, func() { e.Do(ctx, c.op) })
 		})
 	}
 }

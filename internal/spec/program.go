@@ -7,206 +7,36 @@ import (
 
 	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/gen"
+	"github.com/litebench/litebench/internal/spec/program"
 )
 
-// A Program is a resolved workload (one sweep cell of a workload file or
-// of pgbench scripts) compiled into plain data for a worker written in
-// another language: everything the parser, templates, resolver and
-// dialect decide is done; what is left is what a worker does at run time.
-// docs/workload-program.md specifies every member and its semantics.
-type Program struct {
-	Version int    `json:"version"`
-	Name    string `json:"name"`
-	// Seed is the run's seed, a decimal string (it may pass 2^53).
-	Seed   string         `json:"seed"`
-	Tables []ProgramTable `json:"tables"`
-	// Init is SQL run once at set-up after the tables are loaded.
-	Init []string `json:"init,omitempty"`
-	// Vars are the worker's variables, by slot; Value is the value every
-	// worker starts with (a literal expression), absent when unset.
-	Vars []ProgramVar `json:"vars"`
-	// ClientID is the slot of :client_id; Scale the slot of :scale when
-	// the worker derives it (rows of pgbench_branches, else 1), or -1.
-	ClientID int `json:"client_id"`
-	Scale    int `json:"scale"`
-	// Statements are the SQL statements steps run, rendered for the
-	// engine with positional parameters.
-	Statements   []ProgramStmt `json:"statements"`
-	Transactions []ProgramTxn  `json:"transactions"`
-	// Ops are the result names: the transactions (index = transaction),
-	// then the statements with results of their own; Of[k] names the
-	// transaction op k is a part of ("" for a transaction).
-	Ops    []string       `json:"ops"`
-	Of     []string       `json:"of"`
-	Load   *ProgramLoad   `json:"load,omitempty"`
-	Insert *ProgramInsert `json:"insert,omitempty"`
-	Checks []ProgramCheck `json:"checks,omitempty"`
-}
+// The program's types, as internal/spec/program defines them.
+type (
+	Program       = program.Program
+	ProgramTable  = program.Table
+	ProgramColumn = program.Column
+	ProgramVar    = program.Var
+	ProgramStmt   = program.Stmt
+	ProgramTxn    = program.Txn
+	ProgramStep   = program.Step
+	ProgramOp     = program.Op
+	ProgramLoad   = program.Load
+	ProgramWeight = program.Weight
+	ProgramInsert = program.Insert
+	ProgramCheck  = program.Check
+	Expr          = program.Expr
+)
 
 // ProgramVersion is the version of the program's format.
-const ProgramVersion = 1
+const ProgramVersion = program.Version
 
 // CapProgram is the capability a worker announces in hello when it runs
 // programs.
-const CapProgram = "program"
+const CapProgram = program.Cap
 
 // NoProgram is the refusal of a workload file for a target whose worker
 // does not run programs.
-func NoProgram(target string) error {
-	return fmt.Errorf("%s cannot run workload files or scripts: its worker does not run workload programs (no %q capability; docs/workload-program.md); run the file on another target", target, CapProgram)
-}
-
-// ProgramTable is a table of the run, in creation order.
-type ProgramTable struct {
-	Name string `json:"name"`
-	// Rows are loaded at set-up: row i of every column's generator under
-	// the program's seed.
-	Rows   int64    `json:"rows"`
-	Create []string `json:"create"`
-	// Columns in order: the first is the key.
-	Columns []ProgramColumn `json:"columns"`
-	// Update are the indexes of the columns an update rewrites.
-	Update []int `json:"update"`
-}
-
-// ProgramColumn is a column and its generator, as testdata/vectors.json
-// of internal/gen writes them: kind and args (docs/data-generation.md §3).
-type ProgramColumn struct {
-	Name string          `json:"name"`
-	Kind string          `json:"kind"`
-	Type string          `json:"type"` // int or text
-	Args json.RawMessage `json:"args"`
-}
-
-// ProgramVar is a variable slot.
-type ProgramVar struct {
-	Name  string `json:"name"`
-	Value *Expr  `json:"value,omitempty"`
-}
-
-// ProgramStmt is an SQL statement of the steps.
-type ProgramStmt struct {
-	SQL string `json:"sql"`
-	// Binds are the variable slot of each positional parameter.
-	Binds []int `json:"binds"`
-	// Into are the slots the first row's columns go to (\gset, into).
-	Into []int `json:"into,omitempty"`
-	// Read: a query (SELECT, VALUES, EXPLAIN), run on the read pool
-	// outside a transaction.
-	Read bool   `json:"read,omitempty"`
-	At   string `json:"at"`
-}
-
-// ProgramTxn is a transaction: an op kind, its steps.
-type ProgramTxn struct {
-	Name  string        `json:"name"`
-	Steps []ProgramStep `json:"steps"`
-}
-
-// ProgramStep is one step; Kind says which members are set.
-type ProgramStep struct {
-	// Kind: set, sleep, sql, begin, commit, rollback, table, native.
-	Kind string `json:"kind"`
-	At   string `json:"at"`
-	// Part is the op index of the step's own result, -1 for none.
-	Part int `json:"part"`
-	// set: Var := Expr; sleep: Expr × UnitNS nanoseconds.
-	Var    int   `json:"var,omitempty"`
-	Expr   *Expr `json:"expr,omitempty"`
-	UnitNS int64 `json:"unit_ns,omitempty"`
-	// sql: the statement's index.
-	Stmt int `json:"stmt,omitempty"`
-	// begin: the transaction only reads (runs on the read pool).
-	Read bool `json:"read,omitempty"`
-	// table, native: the operation.
-	Op *ProgramOp `json:"op,omitempty"`
-}
-
-// ProgramOp is a table operation (read, insert, update, upsert) or a
-// native one (scan_verify, paginate_offset, paginate_keyset).
-type ProgramOp struct {
-	Op    string `json:"op"`
-	Table int    `json:"table"`
-	SQL   string `json:"sql"`
-	// Keys picks rows (uniform, zipfian, latest) with Theta.
-	Keys  string  `json:"keys,omitempty"`
-	Theta float64 `json:"theta,omitempty"`
-	// Batch is how many rows a write writes (one transaction when more
-	// than one).
-	Batch int `json:"batch,omitempty"`
-	// Bind, for a statement of the file's: each parameter's column index
-	// in the row, -1 for the row's key.
-	Bind []int `json:"bind,omitempty"`
-	// Depth and Page of a paginate operation.
-	Depth int64 `json:"depth,omitempty"`
-	Page  int64 `json:"page,omitempty"`
-}
-
-// ProgramLoad is the load model of a workload of transactions.
-type ProgramLoad struct {
-	DurationNS int64   `json:"duration_ns"`
-	Count      int64   `json:"count"`
-	WarmupNS   int64   `json:"warmup_ns"`
-	Rate       float64 `json:"rate"`
-	Arrivals   string  `json:"arrivals"`
-	// MaxInflight bounds the open loop's executors.
-	MaxInflight int `json:"max_inflight"`
-	// Roles is the closed loop: one worker per entry, running that
-	// transaction, or -1 to choose each operation by the mix.
-	Roles []int `json:"roles"`
-	// Mix is the weights in their order.
-	Mix []ProgramWeight `json:"mix"`
-}
-
-// ProgramWeight is a transaction's weight.
-type ProgramWeight struct {
-	Txn    int     `json:"txn"`
-	Weight float64 `json:"weight"`
-}
-
-// ProgramInsert is a workload that measures loading a table.
-type ProgramInsert struct {
-	Table   int   `json:"table"`
-	Rows    int64 `json:"rows"`
-	Workers int   `json:"workers"`
-	Vacuum  bool  `json:"vacuum"`
-}
-
-// ProgramCheck is an invariant read after the run.
-type ProgramCheck struct {
-	Name string `json:"name"`
-	SQL  string `json:"sql"`
-	// Expect: eq, cmp (Cmp names the comparison), unchanged, empty.
-	Expect string `json:"expect"`
-	Cmp    string `json:"cmp,omitempty"`
-	Want   string `json:"want,omitempty"`
-	At     string `json:"at"`
-}
-
-// Expr is an expression: Op says which members are set.
-//
-//	int (V, decimal string), float (F), bool (B), null, text (S)
-//	var (Slot, Name)
-//	unary (Fn: - ~ not; A[0]), binary (Fn; A[0], A[1]),
-//	is (Fn: null, true, false; Not; A[0]), case (A: when, then, …; Else)
-//	call (Fn; A; Table, Dist, Theta for key() and rows())
-type Expr struct {
-	Op    string  `json:"op"`
-	V     string  `json:"v,omitempty"`
-	F     float64 `json:"f,omitempty"`
-	B     bool    `json:"b,omitempty"`
-	S     string  `json:"s,omitempty"`
-	Slot  int     `json:"slot,omitempty"`
-	Name  string  `json:"name,omitempty"`
-	Fn    string  `json:"fn,omitempty"`
-	Not   bool    `json:"not,omitempty"`
-	A     []*Expr `json:"a,omitempty"`
-	Else  *Expr   `json:"else,omitempty"`
-	Table int     `json:"table,omitempty"`
-	Dist  string  `json:"dist,omitempty"`
-	Theta float64 `json:"theta,omitempty"`
-	At    string  `json:"at,omitempty"`
-}
+func NoProgram(target string) error { return program.Refused(target) }
 
 var stepKinds = map[stepKind]string{sSet: "set", sSleep: "sleep", sSQL: "sql", sBegin: "begin", sCommit: "commit", sRollback: "rollback", sTable: "table", sNative: "native"}
 

@@ -27,7 +27,7 @@ type programCase struct {
 	def    *workload.Definition // nil: a built-in
 	params map[string]string
 	// deterministic: the rows it writes depend on the seed only, so the
-	// interpreter and the reference agree on the content digest.
+	// Go worker and the reference agree on the content digest.
 	deterministic bool
 }
 
@@ -120,9 +120,10 @@ func (c programCase) program(t *testing.T, j *worker.Job) *spec.Program {
 }
 
 // Every workload file compiles to a program that survives JSON, and the
-// reference evaluator running the program writes what the interpreter
-// writes for the same seed: equal content digests.
-func TestProgramMatchesInterpreter(t *testing.T) {
+// reference evaluator running the program from its JSON alone writes what
+// the Go worker (which runs the program it compiles) writes for the same
+// seed: equal content digests.
+func TestProgramMatchesGoWorker(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range ProgramCases(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -151,14 +152,14 @@ func TestProgramMatchesInterpreter(t *testing.T) {
 			}
 			fin, err := l.Run(ctx, func(worker.Event) {})
 			if err != nil || fin.Status != "ok" {
-				t.Fatalf("interpreter: %v %s %s", err, fin.Status, fin.Error)
+				t.Fatalf("go worker: %v %s %s", err, fin.Status, fin.Error)
 			}
 			refSetup, refFinal := runReference(t, &back, filepath.Join(dir, "ref.db"))
 			if setup.Digest != refSetup {
-				t.Errorf("after set-up: interpreter %s, reference %s", setup.Digest, refSetup)
+				t.Errorf("after set-up: go worker %s, reference %s", setup.Digest, refSetup)
 			}
 			if c.deterministic && fin.Digest != refFinal {
-				t.Errorf("after the run: interpreter %s, reference %s", fin.Digest, refFinal)
+				t.Errorf("after the run: go worker %s, reference %s", fin.Digest, refFinal)
 			}
 			if fin.Digest == setup.Digest && c.name != "pagination" && c.name != "read" {
 				t.Errorf("the run wrote nothing")
@@ -319,7 +320,7 @@ func mixChooser(seed uint64, mix []spec.ProgramWeight) func(uint64) int {
 }
 
 // run runs a transaction once; an SQL error (a constraint, a missing row)
-// ends it, as it ends an operation of the interpreter.
+// ends it, as it ends an operation of the Go worker.
 func (r *ref) run(t *spec.ProgramTxn) {
 	w := r.w
 	for k := range t.Steps {

@@ -52,6 +52,9 @@ type Workload struct {
 	// begins are the BEGIN steps of the transactions, whose modes
 	// CheckBegin compares with the tx setting.
 	begins []*Step
+	// mach is the cell's program loaded for the dialect machFor.
+	mach    *machine
+	machFor string
 }
 
 type txnRun struct {
@@ -63,6 +66,7 @@ type txnRun struct {
 type stepRun struct {
 	kind stepKind
 	src  *Step
+	at   Pos
 	part int // op index of the statement's own result, -1 for none
 	slot int
 	e    enode
@@ -75,7 +79,10 @@ type stepRun struct {
 }
 
 type stmtRun struct {
-	s     *Stmt
+	s *Stmt
+	// sql (rendered for the engine) and at are a loaded statement's.
+	sql   string
+	at    Pos
 	binds []int // variable slot of each :name, in order
 	into  []int // slots \gset fills
 	read  bool

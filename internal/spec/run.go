@@ -25,33 +25,36 @@ import (
 // what the checks compare against afterwards. None of it is measured.
 func (w *Workload) Setup(ctx context.Context, env *workload.Env) error {
 	sess := env.Session
-	if err := w.create(ctx, sess); err != nil {
+	m, err := w.loaded(sess.Dialect())
+	if err != nil {
 		return err
 	}
-	for _, t := range w.tables {
+	if err := m.create(ctx, sess); err != nil {
+		return err
+	}
+	for _, t := range m.tables {
 		if t.rows > 0 {
-			if err := workload.Preload(ctx, env, t.schema, w.seed, t.rows); err != nil {
-				return fmt.Errorf("loading %d rows of %s: %w", t.rows, t.t.Name, err)
+			if err := workload.Preload(ctx, env, t.schema, m.seed, t.rows); err != nil {
+				return fmt.Errorf("loading %d rows of %s: %w", t.rows, t.schema.Table, err)
 			}
 			for _, q := range sess.Dialect().Loaded(t.schema.DDL) {
 				if err := sess.DB().Exec(ctx, q, nil); err != nil {
-					return fmt.Errorf("after loading %s: %w", t.t.Name, err)
+					return fmt.Errorf("after loading %s: %w", t.schema.Table, err)
 				}
 			}
 		}
 	}
-	for _, s := range w.init {
-		q := substitute(s.SQL, w.lookup)
+	for k, q := range m.p.Init {
 		if err := sess.DB().Exec(ctx, q, nil); err != nil {
-			return fmt.Errorf("init SQL at %s: %w", s.Pos, err)
+			return fmt.Errorf("init SQL at %s: %w", w.initAt(k), err)
 		}
 	}
-	for _, t := range w.tables {
-		if w.ins == nil {
+	for _, t := range m.tables {
+		if m.p.Insert == nil {
 			env.Figure(w.figure("table_rows_before", t), units.Rows, units.None, float64(t.rows))
 		}
 	}
-	if w.scaleSlot >= 0 {
+	if m.scale >= 0 {
 		w.scale = 1
 		var exists, n int64
 		db := sess.DB()
@@ -60,11 +63,11 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env) error {
 			w.scale = n
 		}
 	}
-	for _, c := range w.checks {
+	for _, c := range m.checks {
 		if c.kind == expectUnchanged {
 			v, _, err := c.read(ctx, sess)
 			if err != nil {
-				return fmt.Errorf("check %q before the run: %w", c.c.Name, err)
+				return fmt.Errorf("check %q before the run: %w", c.name, err)
 			}
 			c.base = v
 		}
@@ -72,17 +75,20 @@ func (w *Workload) Setup(ctx context.Context, env *workload.Env) error {
 	return nil
 }
 
-// create makes the run's tables (empty).
-func (w *Workload) create(ctx context.Context, sess *target.Session) error {
-	d := sess.Dialect()
-	for _, t := range w.tables {
-		qs := t.create
-		if len(qs) == 0 {
-			qs = d.Create(t.schema.DDL)
-		}
-		for _, q := range qs {
+// initAt is where the init SQL k is written.
+func (w *Workload) initAt(k int) Pos {
+	if k < len(w.init) {
+		return w.init[k].Pos
+	}
+	return Pos{}
+}
+
+// create makes the program's tables (empty).
+func (m *machine) create(ctx context.Context, sess *target.Session) error {
+	for _, t := range m.p.Tables {
+		for _, q := range t.Create {
 			if err := sess.DB().Exec(ctx, q, nil); err != nil {
-				return fmt.Errorf("create %s: %w", t.t.Name, err)
+				return fmt.Errorf("create %s: %w", t.Name, err)
 			}
 		}
 	}
@@ -110,14 +116,13 @@ func (w *Workload) lookup(name string) (string, bool) {
 }
 
 // prepare readies every statement of the run on the pools its steps use.
-func (w *Workload) prepare(ctx context.Context, sess *target.Session) (func(), error) {
+func (m *machine) prepare(ctx context.Context, sess *target.Session) (func(), error) {
 	var all []*target.Statement
 	done := func() {
 		for _, s := range all {
 			s.Close()
 		}
 	}
-	d := sess.Dialect()
 	prep := func(q string, side target.Side, at Pos) (*target.Statement, error) {
 		st, err := sess.Prepare(ctx, q, side)
 		if err != nil {
@@ -127,41 +132,36 @@ func (w *Workload) prepare(ctx context.Context, sess *target.Session) (func(), e
 		return st, nil
 	}
 	var err error
-	for _, s := range w.stmts {
-		q := s.s.SQL
-		if alt, ok := s.s.dialects[d.Name()]; ok {
-			q = alt
-		}
-		q = render(q, scanParams(q), d)
+	for _, s := range m.stmts {
 		if s.needRead {
-			if s.prep.read, err = prep(q, target.Read, s.s.Pos); err != nil {
+			if s.prep.read, err = prep(s.sql, target.Read, s.at); err != nil {
 				done()
 				return nil, err
 			}
 		}
 		if s.needWrite {
-			if s.prep.write, err = prep(q, target.Write, s.s.Pos); err != nil {
+			if s.prep.write, err = prep(s.sql, target.Write, s.at); err != nil {
 				done()
 				return nil, err
 			}
 		}
 	}
-	for _, op := range w.tops {
+	for _, op := range m.tops {
 		side := target.Write
 		if op.kind == opRead {
 			side = target.Read
 		}
 		at := op.t.t.Pos
-		if op.custom != nil {
-			at = op.custom.Pos
+		if op.stmt {
+			at = op.at
 		}
-		if op.prep, err = prep(op.sql(d), side, at); err != nil {
+		if op.prep, err = prep(op.own, side, at); err != nil {
 			done()
 			return nil, err
 		}
 	}
-	for _, op := range w.natives {
-		if op.prep, err = prep(op.render(d), target.Read, op.t.t.Pos); err != nil {
+	for _, op := range m.natives {
+		if op.prep, err = prep(op.sql, target.Read, op.t.t.Pos); err != nil {
 			done()
 			return nil, err
 		}
@@ -172,11 +172,15 @@ func (w *Workload) prepare(ctx context.Context, sess *target.Session) (func(), e
 // Run is the measured part: the transactions under the load model, or
 // loading the [insert] table.
 func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
-	if w.ins != nil {
-		return w.runInsert(ctx, env)
-	}
 	sess := env.Session
-	cfg := w.cfg
+	m, err := w.loaded(sess.Dialect())
+	if err != nil {
+		return err
+	}
+	if m.p.Insert != nil {
+		return w.runInsert(ctx, env, m)
+	}
+	cfg := m.loadConfig(w.cfg)
 	// Statements run under a context that cannot be cancelled: a
 	// cancellable one makes drivers (mattn, database/sql) start a watcher
 	// goroutine per statement, which would be measured. The load engine
@@ -188,7 +192,7 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 			return err
 		}
 	}
-	closeAll, err := w.prepare(stmtCtx, sess)
+	closeAll, err := m.prepare(stmtCtx, sess)
 	if err != nil {
 		return err
 	}
@@ -197,7 +201,7 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 			closeAll() // never under an operation still running
 		}
 	}()
-	sh := &shared{sess: sess, slots: w.executors, tops: w.tops, scale: w.scale, ack: env.Ack}
+	sh := &shared{sess: sess, slots: w.executors, scale: w.scale, ack: env.Ack}
 	cfg.Classify = func(err error) string {
 		switch {
 		case errors.Is(err, errMissing), errors.Is(err, errNoRow):
@@ -205,7 +209,7 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 		}
 		return sess.Classify(err).String()
 	}
-	cfg.NewExecutor = func(i int) (loadgen.Executor, error) { return w.newExecutor(stmtCtx, sh, i) }
+	cfg.NewExecutor = func(i int) (loadgen.Executor, error) { return m.newExecutor(stmtCtx, sh, i) }
 	st, err := workload.RunLoad(ctx, env, cfg)
 	if cfg.Rate > 0 {
 		if el := st.End.Sub(st.Start).Seconds(); el > 0 {
@@ -236,15 +240,15 @@ func (w *Workload) Run(ctx context.Context, env *workload.Env) error {
 	if err != nil || ctx.Err() != nil {
 		return err
 	}
-	return w.verify(ctx, env)
+	return m.verify(ctx, env)
 }
 
-func (w *Workload) runInsert(ctx context.Context, env *workload.Env) error {
-	r := w.ins
+func (w *Workload) runInsert(ctx context.Context, env *workload.Env, m *machine) error {
+	r := m.p.Insert
 	var cpu workload.CPUMeter
 	cpu.Start()
 	err := workload.Load(ctx, env, env.Session, workload.LoadSpec{
-		Schema: r.t.schema, Seed: w.seed, From: 0, To: r.rows, Workers: r.workers,
+		Schema: m.tables[r.Table].schema, Seed: m.seed, From: 0, To: r.Rows, Workers: r.Workers,
 		Batch: env.Settings.Int("batch"), RowsPerStmt: env.Settings.Int("rows-per-stmt"),
 		Explicit: ExplicitTx(env.Settings.Get("tx")),
 	})
@@ -253,7 +257,7 @@ func (w *Workload) runInsert(ctx context.Context, env *workload.Env) error {
 	if err != nil {
 		return err
 	}
-	if r.vacuum {
+	if r.Vacuum {
 		t := time.Now()
 		if err := env.Session.DB().Exec(ctx, env.Session.Dialect().Vacuum(), nil); err != nil {
 			return fmt.Errorf("vacuum: %w", err)
@@ -263,7 +267,7 @@ func (w *Workload) runInsert(ctx context.Context, env *workload.Env) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return w.verify(ctx, env)
+	return m.verify(ctx, env)
 }
 
 // Demand is what a run holds at once, for the resource checks.
@@ -347,30 +351,33 @@ func (w *Workload) Validate(ctx context.Context, t target.Target) error {
 		return err
 	}
 	defer sess.Close()
-	if err := w.create(ctx, sess); err != nil {
+	m, err := w.loaded(sess.Dialect())
+	if err != nil {
 		return err
 	}
-	for _, st := range w.init {
-		q := substitute(st.SQL, w.lookup)
+	if err := m.create(ctx, sess); err != nil {
+		return err
+	}
+	for k, q := range m.p.Init {
 		if !creates(q) && !attaches(q) {
 			continue
 		}
 		if err := sess.DB().Exec(ctx, q, nil); err != nil {
-			return &Error{Pos: st.Pos, Msg: "init SQL fails: " + err.Error()}
+			return &Error{Pos: w.initAt(k), Msg: "init SQL fails: " + err.Error()}
 		}
 	}
 	for _, tr := range w.tables {
 		tr.claims = newClaims(tr.rows, 1)
 	}
-	done, err := w.prepare(ctx, sess)
+	done, err := m.prepare(ctx, sess)
 	if err != nil {
 		return err
 	}
 	done()
-	for _, c := range w.checks {
+	for _, c := range m.checks {
 		st, err := sess.Prepare(ctx, c.sql, target.Read)
 		if err != nil {
-			return &Error{Pos: c.c.Pos, Msg: "check " + strconv.Quote(c.c.Name) + " does not prepare: " + err.Error()}
+			return &Error{Pos: c.at, Msg: "check " + strconv.Quote(c.name) + " does not prepare: " + err.Error()}
 		}
 		st.Close()
 	}
@@ -417,7 +424,10 @@ const (
 )
 
 type checkRun struct {
-	c    *Check
+	c *Check
+	// name and at are a loaded check's.
+	name string
+	at   Pos
 	sql  string
 	kind int
 	op   string
@@ -460,7 +470,7 @@ func (w *Workload) resolveChecks() error {
 		}
 		want := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), op))
 		q := substitute(c.stmt.SQL, w.lookup)
-		w.checks = append(w.checks, &checkRun{c: c, sql: q, kind: kind, op: op, want: want})
+		w.checks = append(w.checks, &checkRun{c: c, name: c.Name, at: c.Pos, sql: q, kind: kind, op: op, want: want})
 	}
 	return nil
 }
@@ -481,12 +491,12 @@ func (c *checkRun) read(ctx context.Context, sess *target.Session) (string, bool
 }
 
 // verify runs the checks: each passes or fails; a failure fails the run.
-func (w *Workload) verify(ctx context.Context, env *workload.Env) error {
+func (m *machine) verify(ctx context.Context, env *workload.Env) error {
 	var failed []string
-	for _, c := range w.checks {
+	for _, c := range m.checks {
 		got, found, err := c.read(ctx, env.Session)
 		if err != nil {
-			return fmt.Errorf("check %q: %w", c.c.Name, err)
+			return fmt.Errorf("check %q: %w", c.name, err)
 		}
 		ok, want := false, c.want
 		switch c.kind {
@@ -508,10 +518,10 @@ func (w *Workload) verify(ctx context.Context, env *workload.Env) error {
 			}
 		}
 		if ok {
-			env.Notes = append(env.Notes, fmt.Sprintf("check %q passed: %s", c.c.Name, got))
+			env.Notes = append(env.Notes, fmt.Sprintf("check %q passed: %s", c.name, got))
 			continue
 		}
-		msg := fmt.Sprintf("check %q failed: got %s, want %s (%s)", c.c.Name, got, want, c.c.Pos)
+		msg := fmt.Sprintf("check %q failed: got %s, want %s (%s)", c.name, got, want, c.at)
 		env.Notes = append(env.Notes, msg)
 		failed = append(failed, msg)
 	}

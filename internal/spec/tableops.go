@@ -38,6 +38,11 @@ type tableOp struct {
 	// seed).
 	custom *Stmt
 	bind   []int
+	// own is a loaded operation's SQL, at its step's place; stmt says
+	// that it is a statement of the file's, bound by bind.
+	own    string
+	at     Pos
+	stmt   bool
 	updIdx []int
 	prep   *target.Statement
 	idx    int
@@ -168,11 +173,11 @@ type topState struct {
 	kr target.KeyReader
 }
 
-func newTopState(op *tableOp, w *Workload) *topState {
+func newTopState(op *tableOp) *topState {
 	sc := op.t.schema
-	s := &topState{op: op, row: make([]any, len(sc.Columns)), dest: scanDest(sc, w.seed), idx: make([]int64, op.batch)}
+	s := &topState{op: op, row: make([]any, len(sc.Columns)), dest: scanDest(sc), idx: make([]int64, op.batch)}
 	s.sink = s.scan
-	if op.kind == opRead && op.intKey && op.custom == nil && op.prep != nil {
+	if op.kind == opRead && op.intKey && !op.stmt && op.prep != nil {
 		s.kr = op.prep.KeyReader()
 	}
 	return s
@@ -186,7 +191,7 @@ func (s *topState) scan(r target.Row) error {
 	if err := r.Scan(s.dest...); err != nil {
 		return err
 	}
-	if s.op.custom == nil {
+	if !s.op.stmt {
 		return target.Stop
 	}
 	return nil
@@ -194,7 +199,7 @@ func (s *topState) scan(r target.Row) error {
 
 // scanDest builds scan destinations matching the schema's column types:
 // integers, and byte buffers that every read refills in place.
-func scanDest(sc *workload.Schema, seed uint64) []any {
+func scanDest(sc *workload.Schema) []any {
 	dest := make([]any, len(sc.Columns))
 	for i := range dest {
 		if sc.Gen.IsText(i) {
@@ -316,7 +321,7 @@ func (e *executor) execWrite(s *topState, i int64) error {
 		sc.Row(seed, i, s.row, &s.arena)
 	}
 	switch {
-	case op.custom != nil:
+	case op.stmt:
 		for _, k := range op.bind {
 			if k < 0 {
 				e.args.Add(sc.Key(seed, i, &s.arena))
@@ -455,7 +460,7 @@ func (e *executor) nativeDest(op *nativeOp) []any {
 	}
 	d, ok := e.natDest[op]
 	if !ok {
-		d = scanDest(op.t.schema, op.t.seed)
+		d = scanDest(op.t.schema)
 		e.natDest[op] = d
 	}
 	return d

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/litebench/litebench/internal/dialect"
 	"github.com/litebench/litebench/internal/engine"
 	"github.com/litebench/litebench/internal/histcodec"
 	"github.com/litebench/litebench/internal/metrics"
@@ -36,8 +38,9 @@ type Local struct {
 func NewLocal() *Local { return &Local{} }
 
 // Caps are what the Go worker can do. It runs workload files (CapProgram)
-// from the job's definition (Spec), the source their program is compiled
-// from, with the interpreter that is the programs' reference.
+// from the job's definition (Spec): it compiles them to their program,
+// as the controller does for workers of other languages, and runs the
+// program.
 var Caps = []string{"closed_loop", "open_loop", "intervals", "acks", "digest", "in_memory", CapProgram, CapInsertRange}
 
 // Hello describes the worker.
@@ -117,6 +120,15 @@ func (l *Local) Setup(ctx context.Context, j *Job) (Event, error) {
 	wl, tgt, err := Resolve(j)
 	if err != nil {
 		return Event{}, err
+	}
+	if u, ok := wl.(interface {
+		UseProgram(json.RawMessage, dialect.Dialect) error
+	}); ok && len(j.Program) > 0 {
+		// Run the program the job carries, as a worker of another
+		// language does.
+		if err := u.UseProgram(j.Program, tgt.Engine().Dialect()); err != nil {
+			return Event{}, err
+		}
 	}
 	if j.Settings["in-memory"] != "true" && !engine.IsServed(tgt.Engine()) {
 		// A controller checks the path before it hands it over; a worker

@@ -5,7 +5,7 @@
 // transactions (Runner: one worker's variables, sequence and statements,
 // the executor the closed and open loops of lib/ops.js drive) and does what
 // follows the run (row counts, the checks). The Go reference is
-// internal/spec (program_eval.go, exec.go, tableops.go, run.go).
+// internal/spec (load.go, exec.go, tableops.go, run.go).
 
 const { now } = require('./clock');
 const db = require('./db');

@@ -11,17 +11,17 @@ import (
 )
 
 // An Evaluator is one worker's state for running a Program from its data
-// alone, with spec's own code for expressions, keys and rows: the
-// reference that workers in other languages are checked against (the
-// tests run programs with it and compare their content digests with the
-// interpreter's, and write the expression vectors from it).
+// alone, tables included (their generators read back from the program's
+// JSON): the tests' reference runner of programs, built on the
+// executor's own loader of expressions. The tests compare its content
+// digests with the Go worker's and write the expression vectors and the
+// runner cases from it.
 type Evaluator struct {
 	p      *Program
 	seed   uint64
 	x      ectx
 	tables []*tableRun
-	nodes  map[*Expr]enode
-	bufs   int
+	l      *exprLoader
 }
 
 // NewEvaluator prepares worker's variables, its random sequence and the
@@ -31,14 +31,15 @@ func NewEvaluator(p *Program, worker int) (*Evaluator, error) {
 	if _, err := fmt.Sscan(p.Seed, &seed); err != nil {
 		return nil, fmt.Errorf("program seed %q: %v", p.Seed, err)
 	}
-	e := &Evaluator{p: p, seed: seed, nodes: map[*Expr]enode{}}
+	e := &Evaluator{p: p, seed: seed}
 	for _, t := range p.Tables {
-		sc, err := t.Schema()
+		sc, err := tableSchema(t)
 		if err != nil {
 			return nil, err
 		}
 		e.tables = append(e.tables, &tableRun{schema: sc, rows: t.Rows, seed: seed, zipfs: map[float64]*gen.Zipf{}, claims: newClaims(t.Rows, 1)})
 	}
+	e.l = &exprLoader{tables: e.tables, nodes: map[*Expr]enode{}}
 	e.x.vars = make([]slot, len(p.Vars))
 	for k, v := range p.Vars {
 		if v.Value != nil {
@@ -159,88 +160,13 @@ func (e *Evaluator) Key(table int, i int64) any {
 // Seed is the program's seed.
 func (e *Evaluator) Seed() uint64 { return e.seed }
 
-// node compiles x (once) into spec's expression tree.
+// node compiles x (once) with the executor's loader.
 func (e *Evaluator) node(x *Expr) (enode, error) {
-	if n, ok := e.nodes[x]; ok {
-		return n, nil
+	n, err := e.l.node(x)
+	for len(e.x.bufs) < e.l.bufs {
+		e.x.bufs = append(e.x.bufs, nil)
 	}
-	n, err := e.compile(x)
-	if err != nil {
-		return nil, err
-	}
-	e.nodes[x] = n
-	return n, nil
-}
-
-func (e *Evaluator) compile(x *Expr) (enode, error) {
-	at := Pos{File: x.At}
-	args := make([]enode, len(x.A))
-	for k, a := range x.A {
-		n, err := e.node(a)
-		if err != nil {
-			return nil, err
-		}
-		args[k] = n
-	}
-	switch x.Op {
-	case "int":
-		var i int64
-		if _, err := fmt.Sscan(x.V, &i); err != nil {
-			return nil, fmt.Errorf("program: int %q: %v", x.V, err)
-		}
-		return &litNode{ival(i)}, nil
-	case "float":
-		return &litNode{fval(x.F)}, nil
-	case "bool":
-		return &litNode{bval(x.B)}, nil
-	case "null":
-		return &litNode{value{k: vNull}}, nil
-	case "text":
-		return &litNode{value{k: vText, s: []byte(x.S)}}, nil
-	case "var":
-		return &varNode{slot: x.Slot, name: x.Name, pos: at}, nil
-	case "unary":
-		return &unaryNode{op: x.Fn, a: args[0], pos: at}, nil
-	case "binary":
-		return &binaryNode{op: x.Fn, a: args[0], b: args[1], pos: at}, nil
-	case "is":
-		return &isNode{what: x.Fn, not: x.Not, a: args[0], pos: at}, nil
-	case "case":
-		c := &caseNode{pos: at}
-		for k := 0; k+1 < len(args); k += 2 {
-			c.whens, c.thens = append(c.whens, args[k]), append(c.thens, args[k+1])
-		}
-		if x.Else != nil {
-			n, err := e.node(x.Else)
-			if err != nil {
-				return nil, err
-			}
-			c.els = n
-		}
-		return c, nil
-	case "call":
-		def, ok := funcs[x.Fn]
-		if !ok {
-			return nil, fmt.Errorf("program: unknown function %s()", x.Fn)
-		}
-		n := &callNode{name: x.Fn, fn: def.fn, args: args, pos: at, buf: -1}
-		if def.text {
-			n.buf = e.bufs
-			e.bufs++
-			e.x.bufs = append(e.x.bufs, nil)
-		}
-		if x.Fn == "key" || x.Fn == "rows" {
-			if x.Table < 0 || x.Table >= len(e.tables) {
-				return nil, fmt.Errorf("program: %s(): no table %d", x.Fn, x.Table)
-			}
-			n.table, n.dist = e.tables[x.Table], x.Dist
-			if x.Dist != gen.KeysUniform && x.Fn == "key" {
-				n.zipf = n.table.zipf(x.Theta)
-			}
-		}
-		return n, nil
-	}
-	return nil, fmt.Errorf("program: unknown expression %q", x.Op)
+	return n, err
 }
 
 // IsEvalError says whether err is an expression's failure (which stops a
@@ -250,8 +176,8 @@ func IsEvalError(err error) bool {
 	return errors.As(err, &ee)
 }
 
-// Schema builds the table's schema from its program form.
-func (t ProgramTable) Schema() (*workload.Schema, error) {
+// tableSchema builds the table's schema from its program form.
+func tableSchema(t ProgramTable) (*workload.Schema, error) {
 	var cols []gen.Column
 	ddl := dialect.Table{Name: t.Name}
 	for _, c := range t.Columns {
