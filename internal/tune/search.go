@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/litebench/litebench/internal/stats"
+	"github.com/litebench/litebench/internal/units"
 )
 
 // Sample is what one run of a cell measured.
@@ -275,7 +276,7 @@ func (s *Searcher) descend(ctx context.Context, inc *Cell) error {
 				return err
 			}
 			if moved {
-				s.logf("%s: %s → %s (%.4g → %.4g)", s.sp.Axes[i].Name(), s.sp.Axes[i].Label((*inc)[i]), s.sp.Axes[i].Label(next[i]), s.Median(*inc), s.Median(next))
+				s.logf("%s: %s → %s (median %s → %s)", s.sp.Axes[i].Name(), s.sp.Axes[i].Label((*inc)[i]), s.sp.Axes[i].Label(next[i]), units.Num(s.Median(*inc)), units.Num(s.Median(next)))
 				*inc = next
 				// The axis races again from its new value: a better
 				// challenger may have been undecided when this one won.
@@ -330,7 +331,7 @@ func (s *Searcher) interactions(ctx context.Context, inc *Cell) error {
 		return err
 	}
 	if moved {
-		s.logf("interaction: %s → %s (%.4g → %.4g)", s.sp.Key(*inc), s.sp.Key(next), s.Median(*inc), s.Median(next))
+		s.logf("interaction: %s → %s (median %s → %s)", s.sp.Key(*inc), s.sp.Key(next), units.Num(s.Median(*inc)), units.Num(s.Median(next)))
 		*inc = next
 		// One more descent from there, in case the pair opened a way.
 		return s.descend(ctx, inc)

@@ -376,6 +376,10 @@ func valuesOf(a Axis, key string) []string {
 	return vals
 }
 
+// SetAxis gives key the values vals in axes: its half of the joint
+// journal and sync axis, its own axis, or a new one.
+func SetAxis(axes []Axis, key string, vals []string) []Axis { return setAxis(axes, key, vals) }
+
 // setAxis gives key the values vals in axes.
 func setAxis(axes []Axis, key string, vals []string) []Axis {
 	for i, a := range axes {
