@@ -191,7 +191,7 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 	fs.StringVar(&tf.objective, "objective", "throughput", "what to optimise: throughput (the headline), p99 or p999 (the slowest operation kind's)")
 	fs.StringVar(&tf.slo, "slo", "", "a latency bound every recommended cell keeps, e.g. 'p99<5ms' (the slowest operation kind's)")
 	fs.StringVar(&tf.budget, "budget", "", "most runs (e.g. 40), or wall time (e.g. 20m) (default 80 runs)")
-	fs.StringVar(&tf.space, "space", "", "settings to vary and their values, replacing the defaults': 'journal=wal,delete;sync=normal,full;cache-size=default,64MiB'")
+	fs.StringVar(&tf.space, "space", "", "settings to vary and their values, replacing the defaults', e.g. 'journal=wal,delete;sync=normal,full'")
 	fs.StringVar(&tf.vary, "vary", "", "also vary settings that change the application's transactions: batch, rows-per-stmt")
 	fs.StringVar(&tf.resume, "resume", "", "continue the tune stored as sweep ID (same command line), without repeating its runs")
 	fs.IntVar(&tf.auditTrials, "audit-trials", 3, "process-kill trials to audit the winner with (0 = no audit)")
