@@ -682,17 +682,10 @@ func slowest(r *results.Result, pct string) float64 {
 	return v
 }
 
-// unit is the objective's unit, for the answer.
-func (tr *tuner) unit() string {
-	if tr.objective == "throughput" {
-		return tr.headUnit
-	}
-	return ""
-}
-
+// fmtValue renders an objective value with its unit.
 func (tr *tuner) fmtValue(v float64) string {
 	if tr.objective == "throughput" {
-		return units.Num(v)
+		return units.Num(v) + " " + tr.headUnit
 	}
 	return units.Duration(v)
 }
@@ -715,16 +708,16 @@ func (tr *tuner) changed(start, c tune.Cell) string {
 	return strings.Join(parts, " ")
 }
 
-// flagsOf renders settings as litebench flags, those that differ from
-// their defaults.
-func flagsOf(s settings.Settings) string {
-	var parts []string
-	for _, sp := range settings.Specs {
-		if v := s.Get(sp.Key); v != sp.Default {
-			parts = append(parts, "--"+sp.Key+"="+v)
-		}
+// command is the litebench command line that runs s as the tune ran it.
+func (tr *tuner) command(s settings.Settings) string {
+	m := settings.NewMatrix()
+	m.Base = s
+	pl, err := sweep.Build(sweep.Request{Workload: tr.wsp, Params: paramLists(tr.wsp, tr.params), Settings: m,
+		Targets: []target.Target{tr.t}, CPUs: tr.c.cpus, Memory: tr.c.memory, IDs: sweep.NewIDs("command")})
+	if err != nil {
+		return err.Error()
 	}
-	return strings.Join(parts, " ")
+	return pl.Cells[0].Command
 }
 
 // report audits the winner and prints the answer.
@@ -806,8 +799,8 @@ func (tr *tuner) report(ctx context.Context, res *tune.Result, trials int, requi
 	bv := s.Values(best)
 	sum := stats.Summarise(bv)
 	fmt.Fprintf(out, "\nrecommended: %s\n", sp.Key(best))
-	fmt.Fprintf(out, "  changed from the defaults (%s): %s\n", sp.Key(start), tr.changed(start, best))
-	fmt.Fprintf(out, "  %s: %s %s (median of %d runs, %s)\n", tr.objectiveName(), tr.fmtValue(sum.Median), tr.unit(), sum.N, ciOr(sum.CI()))
+	fmt.Fprintf(out, "  changed from the defaults: %s\n", tr.changed(start, best))
+	fmt.Fprintf(out, "  %s: %s (median of %d runs, %s)\n", tr.objectiveName(), tr.fmtValue(sum.Median), sum.N, ciOr(sum.CI()))
 	if sp.Key(best) == sp.Key(start) {
 		fmt.Fprintln(out, "  gain over the defaults: none found (nothing was significantly better)")
 	} else {
@@ -818,15 +811,15 @@ func (tr *tuner) report(ctx context.Context, res *tune.Result, trials int, requi
 		fmt.Fprintf(out, "; %s", auditLine)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "  as flags: litebench %s --target %s %s\n", tr.wsp.Name, tr.t.Name(), flagsOf(bs))
+	fmt.Fprintf(out, "  to run it again: %s\n", tr.command(bs))
 	if len(order) > 1 {
 		ru := order[1]
-		fmt.Fprintf(out, "runner-up: %s: %s %s (%s)\n", tr.changed(start, ru), tr.fmtValue(s.Median(ru)), tr.unit(), tr.change(bv, s.Values(ru)))
+		fmt.Fprintf(out, "runner-up: %s: %s (%s)\n", tr.changed(start, ru), tr.fmtValue(s.Median(ru)), tr.change(bv, s.Values(ru)))
 	}
 	if close := s.Close(best, 4); len(close) > 0 {
 		fmt.Fprintln(out, "not significantly worse:")
 		for _, c := range close {
-			fmt.Fprintf(out, "  %s: %s %s (median of %d runs)\n", tr.changed(start, c), tr.fmtValue(s.Median(c)), tr.unit(), len(s.Values(c)))
+			fmt.Fprintf(out, "  %s: %s (median of %d runs)\n", tr.changed(start, c), tr.fmtValue(s.Median(c)), len(s.Values(c)))
 		}
 	}
 	if res.Stopped != "interrupted" {
@@ -957,8 +950,8 @@ func (tr *tuner) cost(ctx context.Context, best tune.Cell) error {
 		return median(ps[i].v) < median(ps[j].v)
 	})
 	f := ps[0]
-	fmt.Fprintf(out, "what %s costs: the fastest cell measured of any class, journal=%s sync=off (%s, not recommended), runs at %s %s: %s against the recommendation\n",
-		sp.Require, f.s.Get("journal"), f.class, tr.fmtValue(median(f.v)), tr.unit(), tr.change(bv, f.v))
+	fmt.Fprintf(out, "what %s costs: the fastest cell measured of any class, journal=%s sync=off (%s, not recommended), runs at %s: %s against the recommendation\n",
+		sp.Require, f.s.Get("journal"), f.class, tr.fmtValue(median(f.v)), tr.change(bv, f.v))
 	return nil
 }
 
