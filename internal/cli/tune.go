@@ -834,6 +834,9 @@ func (tr *tuner) report(ctx context.Context, res *tune.Result, trials int, requi
 		}
 	} else {
 		fmt.Fprintf(out, "\npool (database/sql): %s\n", strings.Join(poolOnly(bs), "; "))
+		if sn, ok := tune.ServerSnippet(tr.t.Engine().Name(), bs); ok {
+			fmt.Fprintf(out, "\n--- %s\n%s", sn.Title, sn.Text)
+		}
 	}
 	if res.Stopped == "interrupted" {
 		fmt.Fprintf(tr.errw, "interrupted: continue with the same command and --resume %s\n", tr.ids.Sweep())

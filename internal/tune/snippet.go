@@ -234,3 +234,37 @@ func PythonSnippet(s settings.Settings) Snippet {
 func Snippets(s settings.Settings) []Snippet {
 	return []Snippet{GoSnippet("mattn", s), GoSnippet("modernc", s), PythonSnippet(s)}
 }
+
+// ServerSnippet is the recommendation's commit durability for a server
+// engine, as statements a superuser runs on the server: PostgreSQL's
+// synchronous_commit and fsync (ALTER SYSTEM, then a reload), MariaDB's
+// innodb_flush_log_at_trx_commit and sync_binlog (SET GLOBAL), as the
+// engines map --sync (docs/engines.md). ok is false for another engine or
+// a sync left at the server's default.
+func ServerSnippet(engine string, s settings.Settings) (sn Snippet, ok bool) {
+	sync := s.Get("sync")
+	var b strings.Builder
+	switch engine {
+	case "postgres":
+		d, ok := map[string][2]string{"off": {"off", "off"}, "normal": {"off", "on"}, "full": {"on", "on"}, "extra": {"on", "on"}}[sync]
+		if !ok {
+			return Snippet{}, false
+		}
+		sc, fs := d[0], d[1]
+		b.WriteString("-- as a superuser; ALTER SYSTEM writes postgresql.auto.conf\n")
+		fmt.Fprintf(&b, "ALTER SYSTEM SET synchronous_commit = '%s';\n", sc)
+		fmt.Fprintf(&b, "ALTER SYSTEM SET fsync = '%s';\n", fs)
+		b.WriteString("SELECT pg_reload_conf();\n")
+		return Snippet{Title: "PostgreSQL", Text: b.String()}, true
+	case "mariadb":
+		d, ok := map[string][2]string{"off": {"0", "0"}, "normal": {"2", "0"}, "full": {"1", "1"}, "extra": {"1", "1"}}[sync]
+		if !ok {
+			return Snippet{}, false
+		}
+		b.WriteString("-- as a user with SUPER; also set them in the [mysqld] section of the server's option file to keep them after a restart\n")
+		fmt.Fprintf(&b, "SET GLOBAL innodb_flush_log_at_trx_commit = %s;\n", d[0])
+		fmt.Fprintf(&b, "SET GLOBAL sync_binlog = %s;\n", d[1])
+		return Snippet{Title: "MariaDB", Text: b.String()}, true
+	}
+	return Snippet{}, false
+}
