@@ -838,7 +838,7 @@ func (tr *tuner) report(ctx context.Context, res *tune.Result, trials int, requi
 			fmt.Fprintf(out, "\n--- %s\n%s", sn.Title, sn.Text)
 		}
 	}
-	if res.Stopped == "interrupted" {
+	if res.Stopped == "interrupted" || ctx.Err() != nil {
 		fmt.Fprintf(tr.errw, "interrupted: continue with the same command and --resume %s\n", tr.ids.Sweep())
 		return errInterrupted
 	}

@@ -20,6 +20,16 @@ import (
 	"github.com/litebench/litebench/internal/workload"
 )
 
+// settingsOf is the settings of the cell whose key is key.
+func settingsOf(sp *tune.Space, key string, cells []tune.Cell) settings.Settings {
+	for _, c := range cells {
+		if sp.Key(c) == key {
+			return sp.Settings(c)
+		}
+	}
+	return sp.Base
+}
+
 // envInt reads a size from the environment.
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -39,7 +49,9 @@ func envInt(name string, def int) int {
 //
 //	go test -run '^$' -bench TuneVsGrid -benchtime 1x ./internal/tune
 //
-// LITEBENCH_TUNE_AXES=3 keeps the first three binary settings (72 cells,
+// LITEBENCH_TUNE_VERIFY (10) is how many interleaved runs each of the
+// grid's best and the tune's answer get once both are done, to compare
+// them without the grid's winner's curse. LITEBENCH_TUNE_AXES=3 keeps the first three binary settings (72 cells,
 // 32 kept) for a quick look.
 func BenchmarkTuneVsGrid(b *testing.B) {
 	rows := envInt("LITEBENCH_TUNE_ROWS", 5000)
@@ -86,6 +98,15 @@ func BenchmarkTuneVsGrid(b *testing.B) {
 		}
 		return r.Headline().Value, nil
 	}
+	// LITEBENCH_TUNE_LOG=FILE writes every run of the tune and its trace
+	// there.
+	var logf *os.File
+	if p := os.Getenv("LITEBENCH_TUNE_LOG"); p != "" {
+		if logf, err = os.Create(p); err != nil {
+			b.Fatal(err)
+		}
+		defer logf.Close()
+	}
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		grid := map[string][]float64{}
@@ -115,7 +136,6 @@ func BenchmarkTuneVsGrid(b *testing.B) {
 		}
 		gridRuns := len(cells) * repeat
 		start := sp.Start(base)
-		start[0] = 5 // truncate/full? set below by lookup
 		for v, tuple := range axes[0].Values {
 			if tuple[0] == "delete" && tuple[1] == "full" {
 				start[0] = v
@@ -124,6 +144,9 @@ func BenchmarkTuneVsGrid(b *testing.B) {
 		t1 := time.Now()
 		s := tune.New(sp, tune.Config{Higher: true, Budget: gridRuns / 4, Start: start}, func(ctx context.Context, c tune.Cell) (tune.Sample, error) {
 			v, err := run(sp.Settings(c))
+			if logf != nil {
+				fmt.Fprintf(logf, "run %s: %.0f\n", sp.Key(c), v)
+			}
 			return tune.Sample{Value: v}, err
 		})
 		res, err := s.Search(ctx)
@@ -133,6 +156,27 @@ func BenchmarkTuneVsGrid(b *testing.B) {
 		tuneTime := time.Since(t1)
 		runs, _ := s.Runs()
 		got := med(grid[sp.Key(res.Best)])
+		// The grid's best is the largest of many noisy medians, so it
+		// overstates its cell (the winner's curse). Run both answers
+		// again, interleaved, LITEBENCH_TUNE_VERIFY times each, and compare
+		// those medians too.
+		verify := envInt("LITEBENCH_TUNE_VERIFY", 10)
+		bestCell, _ := sp.Find(settingsOf(sp, bestKey, cells))
+		var vg, vt []float64
+		for k := 0; k < verify; k++ {
+			for _, side := range []struct {
+				c   tune.Cell
+				out *[]float64
+			}{{bestCell, &vg}, {res.Best, &vt}} {
+				v, err := run(sp.Settings(side.c))
+				if err != nil {
+					b.Fatal(err)
+				}
+				*side.out = append(*side.out, v)
+			}
+		}
+		b.ReportMetric(med(vt)/med(vg), "verified-ratio")
+		b.Logf("verified, %d interleaved runs each: grid's best %.0f rows/s, tune's answer %.0f rows/s: ratio %.3f", verify, med(vg), med(vt), med(vt)/med(vg))
 		b.ReportMetric(float64(sp.Size()), "space-cells")
 		b.ReportMetric(float64(len(cells)), "kept-cells")
 		b.ReportMetric(float64(gridRuns), "grid-runs")
@@ -143,6 +187,9 @@ func BenchmarkTuneVsGrid(b *testing.B) {
 			runs, 100*float64(runs)/float64(gridRuns), tuneTime.Round(time.Second), res.Stopped, sp.Key(res.Best), got, s.Median(res.Best), got/best)
 		for _, l := range res.Trace {
 			b.Logf("  %s", l)
+			if logf != nil {
+				fmt.Fprintln(logf, l)
+			}
 		}
 	}
 }
