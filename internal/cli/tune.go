@@ -69,9 +69,10 @@ DESCRIPTION
     beat the incumbent's median (noise is not crowned). The descent ends
     when every axis has been raced since the last move; an interaction
     check then races the near misses of two axes together. The search
-    stops early at --budget, and Ctrl-C prints the best so far. Every run
-    is stored under the tune's sweep id; --resume ID continues a tune with
-    the same command line without repeating the runs stored.
+    stops early at --budget, with the best cell measured if it is already
+    significantly better than the incumbent; Ctrl-C prints the best so far.
+    Every run is stored under the tune's sweep id; --resume ID continues a
+    tune with the same command line without repeating the runs stored.
 
     The answer: the recommended settings, the gain over the defaults with a
     95% interval (Hodges-Lehmann), the class, the runner-up and what else
@@ -160,7 +161,7 @@ func parseSLO(v string) (*sloSpec, error) {
 // tuneBudget is --budget: runs, or wall time.
 func tuneBudget(v string) (runs int, wall time.Duration, err error) {
 	if v == "" {
-		return 80, 0, nil
+		return 0, 0, nil
 	}
 	if n, e := strconv.Atoi(v); e == nil && n >= 5 {
 		return n, 0, nil
@@ -190,7 +191,7 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 	fs.StringVar(&tf.durability, "durability", "", "the weakest durability class to accept: "+strings.Join(audit.Classes, ", ")+", or any (default: the class of the target's defaults)")
 	fs.StringVar(&tf.objective, "objective", "throughput", "what to optimise: throughput (the headline), p99 or p999 (the slowest operation kind's)")
 	fs.StringVar(&tf.slo, "slo", "", "a latency bound every recommended cell keeps, e.g. 'p99<5ms' (the slowest operation kind's)")
-	fs.StringVar(&tf.budget, "budget", "", "most runs (e.g. 40), or wall time (e.g. 20m) (default 80 runs)")
+	fs.StringVar(&tf.budget, "budget", "", "most runs (e.g. 40), or wall time (e.g. 20m) (default: 10 runs plus 4 for every value the space adds to its axes, at least 40)")
 	fs.StringVar(&tf.space, "space", "", "settings to vary and their values, replacing the defaults', e.g. 'journal=wal,delete;sync=normal,full'")
 	fs.StringVar(&tf.vary, "vary", "", "also vary settings that change the application's transactions: batch, rows-per-stmt")
 	fs.StringVar(&tf.resume, "resume", "", "continue the tune stored as sweep ID (same command line), without repeating its runs")
@@ -220,6 +221,7 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 	if err != nil {
 		return err
 	}
+	budgetGiven := tf.budget != ""
 	if tf.auditTrials < 0 {
 		return usagef("--audit-trials %d: want 0 (no audit) or more", tf.auditTrials)
 	}
@@ -286,8 +288,12 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 		sp.Require = sp.ClassOf(start)
 		requireWhy = "the class of " + t.Name() + "'s defaults (--durability any to accept every class)"
 	}
+	if !budgetGiven {
+		budgetRuns = defaultBudget(sp)
+	}
 	if tf.explain {
 		fmt.Fprintf(out, "tune %s on %s: the space\n%s", wsp.Name, t.Name(), sp.Explain())
+		fmt.Fprintf(out, "budget: %s\n", budgetText(budgetRuns, budgetWall))
 		fmt.Fprintf(out, "classes: %s\n", strings.Join(sp.ClassCounts(), ", "))
 		fmt.Fprintf(out, "requirement: %s (%s)\n", sp.Require, requireWhy)
 		fmt.Fprintf(out, "start: %s (%s)\n", sp.Key(start), sp.ClassOf(start))
@@ -346,6 +352,17 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 		return err
 	}
 	return tr.report(ctx, res, tf.auditTrials, requireWhy)
+}
+
+// defaultBudget is the budget without --budget: enough for the incumbent,
+// about four runs of every other value of every axis and some
+// confirmations, at least 40 runs.
+func defaultBudget(sp *tune.Space) int {
+	n := 10
+	for _, a := range sp.Axes {
+		n += 4 * (len(a.Values) - 1)
+	}
+	return max(n, 40)
 }
 
 func budgetText(runs int, wall time.Duration) string {
@@ -817,7 +834,7 @@ func (tr *tuner) report(ctx context.Context, res *tune.Result, trials int, requi
 		fmt.Fprintf(out, "runner-up: %s: %s (%s)\n", tr.changed(start, ru), tr.fmtValue(s.Median(ru)), tr.change(bv, s.Values(ru)))
 	}
 	if close := s.Close(best, 4); len(close) > 0 {
-		fmt.Fprintln(out, "not significantly worse:")
+		fmt.Fprintln(out, "neither significantly worse nor better:")
 		for _, c := range close {
 			fmt.Fprintf(out, "  %s: %s (median of %d runs)\n", tr.changed(start, c), tr.fmtValue(s.Median(c)), len(s.Values(c)))
 		}
@@ -953,6 +970,19 @@ func (tr *tuner) cost(ctx context.Context, best tune.Cell) error {
 		return median(ps[i].v) < median(ps[j].v)
 	})
 	f := ps[0]
+	faster := median(f.v) > median(bv)
+	if tr.objective != "throughput" {
+		faster = median(f.v) < median(bv)
+	}
+	if !faster || !stats.Compare(bv, f.v).Significant {
+		var tried []string
+		for _, p := range ps {
+			tried = append(tried, "journal="+p.s.Get("journal")+" sync=off")
+		}
+		fmt.Fprintf(out, "what %s costs: nothing measured: the weaker cells tried (%s) were not significantly faster; the best, %s, %s against the recommendation\n",
+			sp.Require, strings.Join(tried, ", "), tr.fmtValue(median(f.v)), tr.change(bv, f.v))
+		return nil
+	}
 	fmt.Fprintf(out, "what %s costs: the fastest cell measured of any class, journal=%s sync=off (%s, not recommended), runs at %s: %s against the recommendation\n",
 		sp.Require, f.s.Get("journal"), f.class, tr.fmtValue(median(f.v)), tr.change(bv, f.v))
 	return nil

@@ -249,6 +249,16 @@ func (s *Searcher) Search(ctx context.Context) (*Result, error) {
 		if r := s.Ranked(); len(r) > 0 {
 			res.Best = r[0]
 		}
+	} else if res.Stopped != "" {
+		// Stopped in the middle of a race: the best cell measured wins if
+		// it is already significantly better than the incumbent.
+		if r := s.Ranked(); len(r) > 0 && s.sp.Key(r[0]) != s.sp.Key(res.Best) {
+			a, b := s.Values(res.Best), s.Values(r[0])
+			if cmp := stats.Compare(a, b); cmp.Significant && s.better(median(b), median(a)) && s.clear(a, b) {
+				s.logf("stopped during a race: %s is significantly better than %s, not confirmed", s.sp.Key(r[0]), s.sp.Key(res.Best))
+				res.Best = r[0]
+			}
+		}
 	}
 	res.Trace = s.trace
 	return res, nil
@@ -516,8 +526,9 @@ func (s *Searcher) Ranked() []Cell {
 	return out
 }
 
-// Close lists the ranked cells other than best that are not
-// significantly worse than it (Mann-Whitney), at most n.
+// Close lists the ranked cells other than best that are neither
+// significantly worse nor significantly better than it (Mann-Whitney),
+// at most n.
 func (s *Searcher) Close(best Cell, n int) []Cell {
 	var out []Cell
 	a := s.Values(best)
@@ -526,7 +537,7 @@ func (s *Searcher) Close(best Cell, n int) []Cell {
 			continue
 		}
 		b := s.Values(c)
-		if cmp := stats.Compare(a, b); cmp.Significant && s.better(median(a), median(b)) {
+		if cmp := stats.Compare(a, b); cmp.Significant {
 			continue
 		}
 		out = append(out, c)
