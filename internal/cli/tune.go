@@ -282,10 +282,15 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 		startSet.Set("sync", "full")
 	}
 	start := sp.Start(startSet)
+	if _, ok := sp.Find(startSet); !ok {
+		notes = append(notes, fmt.Sprintf("the defaults are not in the space: the search starts from %s (or the nearest cell that meets the requirement), and gains are measured against it", sp.Key(start)))
+	}
 	sp.Require = tf.durability
 	requireWhy := "asked for"
 	if sp.Require == "" {
-		sp.Require = sp.ClassOf(start)
+		// The defaults' own class, in the space or not: a tune never
+		// trades durability away unless asked.
+		sp.Require = sp.Class(startSet)
 		requireWhy = "the class of " + t.Name() + "'s defaults (--durability any to accept every class)"
 	}
 	if !budgetGiven {
@@ -319,7 +324,7 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 		return err
 	}
 	defer p.close()
-	tr := &tuner{c: &c, p: p, wsp: wsp, params: params, t: t, sp: sp, objective: tf.objective, slo: slo,
+	tr := &tuner{c: &c, p: p, wsp: wsp, params: params, t: t, sp: sp, objective: tf.objective, slo: slo, start: start,
 		out: out, errw: errw, budgetRuns: budgetRuns}
 	if budgetWall > 0 {
 		tr.deadline = time.Now().Add(budgetWall)
@@ -560,6 +565,8 @@ type tuner struct {
 	ran    int
 	// headUnit is the headline's unit (rows/s).
 	headUnit string
+	// start is the cell of the target's defaults.
+	start tune.Cell
 }
 
 // load reads a stored tune's runs to reuse them.
@@ -720,7 +727,7 @@ func (tr *tuner) changed(start, c tune.Cell) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "(the defaults)"
+		return "nothing"
 	}
 	return strings.Join(parts, " ")
 }
@@ -816,12 +823,17 @@ func (tr *tuner) report(ctx context.Context, res *tune.Result, trials int, requi
 	bv := s.Values(best)
 	sum := stats.Summarise(bv)
 	fmt.Fprintf(out, "\nrecommended: %s\n", sp.Key(best))
-	fmt.Fprintf(out, "  changed from the defaults: %s\n", tr.changed(start, best))
 	fmt.Fprintf(out, "  %s: %s (median of %d runs, %s)\n", tr.objectiveName(), tr.fmtValue(sum.Median), sum.N, ciOr(sum.CI()))
+	from := "the defaults"
+	if sp.Key(start) != sp.Key(tr.start) {
+		from = "the start"
+		fmt.Fprintf(out, "  the defaults (%s) are below the requirement or outside the space; the search started from %s\n", sp.Key(tr.start), sp.Key(start))
+	}
+	fmt.Fprintf(out, "  changed from %s: %s\n", from, tr.changed(start, best))
 	if sp.Key(best) == sp.Key(start) {
-		fmt.Fprintln(out, "  gain over the defaults: none found (nothing was significantly better)")
+		fmt.Fprintf(out, "  gain over %s: none found (nothing was significantly better)\n", from)
 	} else {
-		fmt.Fprintf(out, "  gain over the defaults: %s\n", tr.change(s.Values(start), bv))
+		fmt.Fprintf(out, "  gain over %s: %s\n", from, tr.change(s.Values(start), bv))
 	}
 	fmt.Fprintf(out, "  durability: %s (documented)", sp.ClassOf(best))
 	if auditLine != "" {

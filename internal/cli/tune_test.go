@@ -59,7 +59,7 @@ func TestTuneEndToEnd(t *testing.T) {
 	if o.code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", o.code, o.out, o.err)
 	}
-	for _, want := range []string{"recommended: journal=", "gain over the defaults", "durability: ", "process-kill audit, 1 trials",
+	for _, want := range []string{"recommended: journal=", "the defaults (journal=delete sync=normal", "are below the requirement", "gain over the start", "durability: ", "process-kill audit, 1 trials",
 		"--- Go, github.com/mattn/go-sqlite3", "--- Go, modernc.org/sqlite", "--- Python, sqlite3", "what may-lose-acknowledged costs: "} {
 		if !strings.Contains(o.out, want) {
 			t.Errorf("output lacks %q:\n%s", want, o.out)

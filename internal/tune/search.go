@@ -195,6 +195,8 @@ func (s *Searcher) OK(c Cell) (ok bool, why string) {
 
 // Result is what a search found.
 type Result struct {
+	// Start is the cell the search started from: Config.Start, or the
+	// nearest cell that meets the requirement when it does not.
 	Start, Best Cell
 	// Stopped says why the search ended early: "budget", "interrupted",
 	// or "" when more runs could not change its answer.
@@ -227,6 +229,7 @@ func (s *Searcher) Search(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("no cell of the space meets durability %s", s.sp.Require)
 		}
 		s.logf("start %s is below %s; starting from %s", s.sp.Key(res.Start), s.sp.Require, s.sp.Key(inc))
+		res.Start = append(Cell(nil), inc...)
 	}
 	err := s.descend(ctx, &inc)
 	if err == nil {
