@@ -259,6 +259,21 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 	if err != nil {
 		return err
 	}
+	// On the user's server (--dsn) litebench changes nothing server-wide,
+	// so its commit durability is not litebench's to tune.
+	for _, u := range c.dsn {
+		if e, err := engine.EngineOfDSN(u); err == nil && e == eng {
+			var kept []tune.Axis
+			for _, a := range sp.Axes {
+				if len(a.Keys) == 1 && a.Keys[0] == "sync" {
+					notes = append(notes, "--sync left out: on the server of --dsn litebench changes nothing server-wide; its commit durability stays the server's")
+					continue
+				}
+				kept = append(kept, a)
+			}
+			sp.Axes = kept
+		}
+	}
 	// The class of a mode left at default is what the target runs.
 	eff, effNote := effectiveDefaults(ctx, t, sp)
 	if effNote != "" {
