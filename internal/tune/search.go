@@ -218,8 +218,10 @@ type Result struct {
 // The descent stops once every axis has been raced without a move since
 // the last one. The interaction check then races the incumbent against
 // the cells that take two axes' hints at once, which catches a pair of
-// settings that pays only together. Each stage stops at the budget or an
-// interruption with the best cell so far.
+// settings that pays only together. With more than half the budget left,
+// descent and check run once more with twice the runs per challenger.
+// Each stage stops at the budget or an interruption with the best cell
+// so far.
 func (s *Searcher) Search(ctx context.Context) (*Result, error) {
 	res := &Result{Start: s.cfg.Start}
 	inc := append(Cell(nil), s.cfg.Start...)
@@ -234,6 +236,17 @@ func (s *Searcher) Search(ctx context.Context) (*Result, error) {
 	err := s.descend(ctx, &inc)
 	if err == nil {
 		err = s.interactions(ctx, &inc)
+	}
+	if err == nil && s.cfg.Budget > 0 && s.runs < s.cfg.Budget/2 {
+		// Converged with more than half the budget left: once more with
+		// twice the runs per challenger, so that a gain smaller than the
+		// noise of a few runs can still show.
+		s.logf("converged after %d of %d runs: again with up to %d runs per challenger", s.runs, s.cfg.Budget, 2*s.cfg.MaxRuns)
+		s.cfg.MaxRuns *= 2
+		err = s.descend(ctx, &inc)
+		if err == nil {
+			err = s.interactions(ctx, &inc)
+		}
 	}
 	if err == nil {
 		err = s.Ensure(ctx, inc, s.cfg.MinRuns)
