@@ -68,11 +68,13 @@ DESCRIPTION
     medians is more than twice its standard error, and two more runs each
     beat the incumbent's median (noise is not crowned). The descent ends
     when every axis has been raced since the last move; an interaction
-    check then races the near misses of two axes together. The search
-    stops early at --budget, with the best cell measured if it is already
-    significantly better than the incumbent; Ctrl-C prints the best so far.
-    Every run is stored under the tune's sweep id; --resume ID continues a
-    tune with the same command line without repeating the runs stored.
+    check then races the near misses of two axes together; with more than
+    half the budget left, both run again with up to 12 runs a challenger.
+    The search stops early at --budget, with the best cell measured if it
+    is already significantly better than the incumbent; Ctrl-C prints the
+    best so far. Every run is stored under the tune's sweep id; --resume ID
+    continues a tune with the same command line without repeating the runs
+    stored.
 
     The answer: the recommended settings, the gain over the defaults with a
     95% interval (Hodges-Lehmann), the class, the runner-up and what else
