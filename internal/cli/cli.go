@@ -64,6 +64,7 @@ func init() {
 		{"workload", "print a built-in workload file, or check one: litebench workload show|check", cmdWorkload},
 		{"suite", "run a built-in suite of sweeps: litebench suite NAME", cmdSuite},
 		{"audit", "crash runs on purpose: acknowledged commits lost and corruption, per setting and fault", cmdAudit},
+		{"tune", "search the settings for the best cell of a workload that keeps the durability it needs", cmdTune},
 		{"list", "list targets, suites, workloads or settings", cmdList},
 		{"runs", "list the runs in the results store", cmdRuns},
 		{"show", "print stored runs or sweeps again, in any format", cmdShow},
