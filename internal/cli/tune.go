@@ -327,7 +327,7 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 	if len(sp.EligibleCells()) == 0 {
 		return usagef("tune: no cell of the space meets --durability %s; widen --space (journal, sync) or accept a weaker class", sp.Require)
 	}
-	p, err := buildPlan(wsp, &c, params)
+	p, err := buildPlan(ctx, wsp, &c, params)
 	if err != nil {
 		return err
 	}
