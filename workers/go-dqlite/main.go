@@ -15,6 +15,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	// The workloads that are packages of their own register as they are
+	// linked in, as litebench's command links them.
+	_ "github.com/litebench/litebench/internal/httpbench"
 	"github.com/litebench/litebench/internal/worker"
 )
 

@@ -6,6 +6,11 @@
 // one binary with mattn's.
 package main
 
-import "github.com/litebench/litebench/internal/worker"
+import (
+	// The workloads that are packages of their own register as they are
+	// linked in, as litebench's command links them.
+	_ "github.com/litebench/litebench/internal/httpbench"
+	"github.com/litebench/litebench/internal/worker"
+)
 
 func main() { worker.Main("litebench-worker-sqlite-lite", module) }
