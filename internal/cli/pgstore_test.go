@@ -93,6 +93,22 @@ func TestPostgresStore(t *testing.T) {
 	if schemas != "litebench_results,public" {
 		t.Errorf("schemas in the database: %s", schemas)
 	}
+	// tune stores its search there too, and resumes from it.
+	args := tuneArgs(dir, "--budget", "12", "--audit-trials", "0")
+	for i, a := range args {
+		if a == "--store" {
+			args[i+1] = dsn
+		}
+	}
+	o = run(t, ctx, args...)
+	m := sweepRE.FindStringSubmatch(o.err)
+	if o.code != 0 || m == nil || !strings.Contains(o.out, "recommended: ") {
+		t.Fatalf("tune on the PostgreSQL store: exit %d\n%s\n%s", o.code, o.out, o.err)
+	}
+	o = run(t, ctx, append(args, "--resume", m[1])...)
+	if n := runsRE.FindStringSubmatch(o.out); o.code != 0 || n == nil || n[1] != n[2] || n[1] == "0" {
+		t.Errorf("tune --resume on the PostgreSQL store reran stored runs: exit %d %v\n%s%s", o.code, n, o.out, o.err)
+	}
 	// A schema of that name litebench did not make is refused, and left.
 	otherDSN := strings.Replace(srv.URL(), "/postgres?", "/other?", 1)
 	other, _ := sql.Open("pgx", otherDSN)
