@@ -507,6 +507,21 @@ func runWorkload(ctx context.Context, name string, args []string, out, errw io.W
 	return runSpec(ctx, spec, name, args, out, errw)
 }
 
+// registerParams adds a flag for each of the workload's parameters (in
+// the workload group of the help page) and returns their values.
+func registerParams(fs *flag.FlagSet, spec *workload.Spec, what string) (map[string]*string, error) {
+	params := map[string]*string{}
+	for _, p := range spec.Params {
+		if fs.Lookup(p.Name) != nil {
+			return nil, usagef("%s: parameter %s has the name of a flag of litebench's; rename it", what, p.Name)
+		}
+		params[p.Name] = new(string)
+		stringFlag(fs, params[p.Name], p.Name, p.Default, paramUsage(p), isBoolDefault(p.Default))
+		inGroup(fs, groupWorkload, p.Name)
+	}
+	return params, nil
+}
+
 // runSpec runs a workload kind with the rest of the command line: its
 // parameters, the settings, targets and output flags. what names the
 // workload in messages ("read", "run bank.toml").
@@ -517,14 +532,9 @@ func runSpec(ctx context.Context, spec *workload.Spec, what string, args []strin
 	var allowAttach []string
 	registerAllowAttach(fs, &allowAttach)
 	registerProcesses(fs, &c)
-	params := map[string]*string{}
-	for _, p := range spec.Params {
-		if fs.Lookup(p.Name) != nil {
-			return usagef("%s: parameter %s has the name of a flag of litebench's; rename it", what, p.Name)
-		}
-		params[p.Name] = new(string)
-		stringFlag(fs, params[p.Name], p.Name, p.Default, paramUsage(p), isBoolDefault(p.Default))
-		inGroup(fs, groupWorkload, p.Name)
+	params, err := registerParams(fs, spec, what)
+	if err != nil {
+		return err
 	}
 	var reload *bool
 	if readsHeld(spec) {

@@ -180,14 +180,9 @@ func tuneSpec(ctx context.Context, wsp *workload.Spec, what string, args []strin
 	c.register(fs)
 	var allowAttach []string
 	registerAllowAttach(fs, &allowAttach)
-	params := map[string]*string{}
-	for _, p := range wsp.Params {
-		if fs.Lookup(p.Name) != nil {
-			return usagef("%s: parameter %s has the name of a flag of litebench's; rename it", what, p.Name)
-		}
-		params[p.Name] = new(string)
-		stringFlag(fs, params[p.Name], p.Name, p.Default, paramUsage(p), isBoolDefault(p.Default))
-		inGroup(fs, groupWorkload, p.Name)
+	params, err := registerParams(fs, wsp, what)
+	if err != nil {
+		return err
 	}
 	var tf tuneFlags
 	fs.StringVar(&tf.durability, "durability", "", "the weakest durability class to accept: "+strings.Join(audit.Classes, ", ")+", or any (default: the class of the target's defaults)")
